@@ -1,0 +1,23 @@
+"""ice_lab: the helper package of the Tensor of Ice book.
+
+Every chapter and lab imports it. Each public function's docstring names the chapter
+that teaches it; the book's "ice_lab toolkit" page shows them all at work.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import env
+from .env import best_device, report, set_seed
+from .expect import Provoked, expect
+
+__all__ = [
+    "__version__",
+    "env",
+    "best_device",
+    "report",
+    "set_seed",
+    "expect",
+    "Provoked",
+]

@@ -1,0 +1,77 @@
+"""The exercise checker and student-edition writer must themselves catch mistakes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import booktools  # noqa: E402
+
+
+def solution(grade_id="ex1-solution", source=None, tags=("hide-input",)):
+    cell = nbformat.v4.new_code_cell(
+        source or "def fix(x):\n    # BEGIN SOLUTION\n    return x.float()\n    # END SOLUTION"
+    )
+    cell.metadata["nbgrader"] = {
+        "grade": False, "grade_id": grade_id, "locked": False, "schema_version": 3, "solution": True, "task": False,
+    }
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def check(grade_id="ex1-check", source="assert fix(1) == 1, 'hint: return a float'", points=1, tags=()):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True, "grade_id": grade_id, "locked": True, "points": points, "schema_version": 3,
+        "solution": False, "task": False,
+    }
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def notebook(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def test_a_good_exercise_has_no_problems():
+    hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\nassert fix(2) == 2\n### END HIDDEN TESTS", tags=("remove-cell",))
+    assert booktools.exercise_problems(notebook(solution(), check(), hidden)) == []
+
+
+def test_problems_are_reported():
+    cases = {
+        "grade_id": notebook(solution("bad id!"), check()),
+        "used twice": notebook(solution("same"), check("same")),
+        "hide-input": notebook(solution(tags=()), check()),
+        "BEGIN SOLUTION": notebook(solution(source="def fix(x):\n    return x"), check()),
+        "single '#'": notebook(solution(source="### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION"), check()),
+        "no check cell": notebook(solution()),
+        "points": notebook(solution(), check(points=0)),
+        "prints nothing": notebook(solution(), check(source="print(fix(1))\nassert fix(1)")),
+        "remove-cell": notebook(solution(), check(source="### BEGIN HIDDEN TESTS\nassert 1\n### END HIDDEN TESTS")),
+        "contains asserts": notebook(solution(), check(source="x = 1")),
+    }
+    for needle, nb in cases.items():
+        problems = booktools.exercise_problems(nb)
+        assert any(needle in p for p in problems), (needle, problems)
+
+
+def test_student_edition_strips_solution_and_hidden_tests():
+    hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\nassert fix(2) == 2\n### END HIDDEN TESTS", tags=("remove-cell",))
+    student = booktools.student_edition(notebook(solution(), check(), hidden))
+    assert len(student.cells) == 2
+    assert student.cells[0].source == "def fix(x):\n    " + booktools.STUDENT_STUB
+    assert "hide-input" not in student.cells[0].metadata["tags"]
+
+
+def test_setup_cell_uses_the_configured_repository():
+    assert booktools.repository_url() in booktools.setup_cell_source()
+    nb = notebook(nbformat.v4.new_markdown_cell("# T"))
+    assert booktools.sync_setup_cell(nb) is True
+    assert nb.cells[0].source == booktools.setup_cell_source()
+    assert booktools.sync_setup_cell(nb) is False

@@ -1,0 +1,121 @@
+"""The notebook conventions of CONTRIBUTING.md, checked for every notebook.
+
+(Executing the notebooks and comparing outputs is nbval's job: `make test` runs it.)
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import booktools  # noqa: E402
+
+NOTEBOOKS = booktools.notebooks()
+LABS = [p for p in NOTEBOOKS if p.parts[0] == "labs"]
+FORBIDDEN_TAGS = {"raises-exception", "nbval-raises-exception", "nbval-skip", "skip-execution"}
+IGNORE_REASON = re.compile(r"^# output varies: \S", re.IGNORECASE | re.MULTILINE)
+
+
+def ids(paths):
+    return [str(p) for p in paths]
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def test_there_are_notebooks():
+    assert len(NOTEBOOKS) >= 4
+
+
+def test_every_toc_entry_exists():
+    for entry in booktools.toc_files():
+        candidates = [ROOT / f"{entry}{ext}" for ext in (".ipynb", ".md")]
+        assert any(c.exists() for c in candidates), f"_toc.yml names {entry}, which does not exist"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
+class TestNotebook:
+    def test_in_toc(self, path):
+        assert str(path.with_suffix("")) in booktools.toc_files(), f"{path} is missing from _toc.yml"
+
+    def test_starts_with_canonical_setup_cell(self, path):
+        first_code = booktools.read(path).cells[0]
+        assert first_code.cell_type == "code" and first_code.source == booktools.setup_cell_source(), (
+            f"{path}: the first code cell is not the canonical setup cell; "
+            "run `python tools/booktools.py sync-setup`"
+        )
+        assert first_code.metadata.get("tags") == booktools.SETUP_CELL_TAGS
+
+    def test_kernel_is_python3(self, path):
+        assert booktools.read(path).metadata.get("kernelspec", {}).get("name") == "python3"
+
+    def test_committed_executed_top_to_bottom(self, path):
+        counts = [c.execution_count for c in code_cells(booktools.read(path))]
+        assert None not in counts, f"{path}: some code cells were never executed (`make execute NB={path}`)"
+        assert counts == list(range(1, len(counts) + 1)), (
+            f"{path}: cells were not executed once, top to bottom, in a fresh kernel"
+        )
+
+    def test_no_raw_errors(self, path):
+        for i, cell in enumerate(booktools.read(path).cells):
+            for out in cell.get("outputs", []):
+                assert out.output_type != "error", (
+                    f"{path} cell {i} holds a raw error; provoke failures inside `with ice_lab.expect(...)`"
+                )
+                if out.output_type == "stream" and out.name == "stderr":
+                    assert "Traceback (most recent call last)" not in out.text, f"{path} cell {i}: traceback in stderr"
+
+    def test_failures_are_asserted_not_tagged(self, path):
+        for i, cell in enumerate(booktools.read(path).cells):
+            tags = set(cell.metadata.get("tags", []))
+            assert not tags & FORBIDDEN_TAGS, f"{path} cell {i}: tags {tags & FORBIDDEN_TAGS} hide a failure"
+            if "nbval-ignore-output" in tags:
+                assert IGNORE_REASON.search(cell.source), (
+                    f"{path} cell {i} is tagged nbval-ignore-output; it must say why with a "
+                    "'# output varies: <reason>' comment"
+                )
+
+    def test_code_parses(self, path):
+        for i, cell in enumerate(code_cells(booktools.read(path))):
+            # IPython magics are not Python: blank them before parsing.
+            source = "\n".join(
+                "pass" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines()
+            )
+            try:
+                ast.parse(source)
+            except SyntaxError as err:  # pragma: no cover - a message for authors
+                pytest.fail(f"{path} code cell {i}: {err}")
+
+    def test_exercise_metadata(self, path):
+        problems = booktools.exercise_problems(booktools.read(path))
+        assert not problems, f"{path}:\n" + "\n".join(problems)
+
+    def test_student_edition_hides_solutions(self, path):
+        nb = booktools.read(path)
+        student = booktools.student_edition(nb)
+        text = "\n".join(c.source for c in student.cells)
+        assert "BEGIN SOLUTION" not in text and booktools.HIDDEN_BEGIN not in text
+        assert text.count(booktools.STUDENT_STUB) == sum(
+            len([l for l in c.source.splitlines() if booktools.SOLUTION_BEGIN.match(l)])
+            for c in nb.cells
+            if booktools.is_solution(c)
+        )
+
+
+@pytest.mark.parametrize("path", LABS, ids=ids(LABS))
+def test_lab_has_three_exercises(path):
+    assert booktools.count_exercises(booktools.read(path)) >= 3, f"{path}: a lab has at least 3 exercises"
+
+
+@pytest.mark.parametrize("path", LABS, ids=ids(LABS))
+def test_lab_follows_the_arc(path):
+    headings = " ".join(c.source for c in booktools.read(path).cells if c.cell_type == "markdown")
+    for step in ("Provoke", "Observe", "Diagnose", "Fix", "Verify"):
+        assert re.search(rf"^#+ .*{step}", headings, re.MULTILINE), f"{path}: no '{step}' heading"

@@ -1,0 +1,346 @@
+"""Tools for the book's notebooks: the canonical setup cell, execution, exercise checks.
+
+Used by the Makefile (`make execute`), by tests/test_notebooks.py, and by authors:
+
+    python tools/booktools.py new labs/lab-foo.ipynb "Lab: Foo"   # a notebook with the setup cell
+    python tools/booktools.py sync-setup                          # rewrite every setup cell
+    python tools/booktools.py execute book/tensors.ipynb ...      # execute in place
+    python tools/booktools.py student labs/lab-foo.ipynb out.ipynb  # strip solutions
+
+Teacher tooling (student editions, autograding, the nbgrader round trip) builds on
+`student_edition` and `exercise_problems` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIRS = ("book", "labs")
+NBFORMAT_VERSION = 4
+
+SOLUTION_BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*$")
+SOLUTION_END = re.compile(r"^\s*# END SOLUTION\s*$")
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+STUDENT_STUB = 'raise NotImplementedError("Exercise: write your fix here.")'
+
+
+# --------------------------------------------------------------------------- config
+def book_config() -> dict:
+    with open(ROOT / "_config.yml", encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def repository_url() -> str:
+    return book_config()["repository"]["url"].rstrip("/")
+
+
+def setup_cell_source() -> str:
+    """The first cell of every notebook. Derived from the repository URL in _config.yml."""
+    branch = book_config()["repository"].get("branch", "main")
+    return (
+        "# Setup: on Colab, install this book's helper package, ice_lab. Elsewhere this cell does nothing.\n"
+        "import sys\n"
+        "\n"
+        'if "google.colab" in sys.modules:\n'
+        f'    %pip install --quiet "ice_lab @ git+{repository_url()}@{branch}"'
+    )
+
+
+SETUP_CELL_TAGS = ["hide-cell"]
+
+
+# --------------------------------------------------------------------------- listing
+def notebooks() -> list[Path]:
+    """Every notebook of the book and the labs, as paths relative to the repository root."""
+    found: list[Path] = []
+    for d in NOTEBOOK_DIRS:
+        found += sorted(
+            p.relative_to(ROOT)
+            for p in (ROOT / d).rglob("*.ipynb")
+            if ".ipynb_checkpoints" not in p.parts
+        )
+    return found
+
+
+def toc_files() -> list[str]:
+    """Every file named in _toc.yml, without its extension."""
+    with open(ROOT / "_toc.yml", encoding="utf-8") as f:
+        toc = yaml.safe_load(f)
+    files: list[str] = [toc["root"]]
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc.get("parts", []))
+    walk(toc.get("chapters", []))
+    return [str(Path(f).with_suffix("")) for f in files]
+
+
+def read(path: Path | str) -> nbformat.NotebookNode:
+    return nbformat.read(ROOT / path, as_version=NBFORMAT_VERSION)
+
+
+def write(nb: nbformat.NotebookNode, path: Path | str) -> None:
+    nbformat.write(nb, ROOT / path)
+
+
+# --------------------------------------------------------------------------- setup cell
+def make_setup_cell() -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(setup_cell_source())
+    cell.metadata["tags"] = list(SETUP_CELL_TAGS)
+    return cell
+
+
+def sync_setup_cell(nb: nbformat.NotebookNode) -> bool:
+    """Make the first cell the canonical setup cell; return True if anything changed."""
+    first = nb.cells[0] if nb.cells else None
+    if first is not None and first.cell_type == "code" and first.source.startswith("# Setup: on Colab"):
+        changed = first.source != setup_cell_source() or first.metadata.get("tags") != SETUP_CELL_TAGS
+        first.source = setup_cell_source()
+        first.metadata["tags"] = list(SETUP_CELL_TAGS)
+        return changed
+    nb.cells.insert(0, make_setup_cell())
+    return True
+
+
+def new_notebook(path: Path | str, title: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [make_setup_cell(), nbformat.v4.new_markdown_cell(f"# {title}")]
+    write(nb, path)
+
+
+# --------------------------------------------------------------------------- exercises
+def nbgrader(cell: nbformat.NotebookNode) -> dict | None:
+    return cell.get("metadata", {}).get("nbgrader")
+
+
+def is_solution(cell: nbformat.NotebookNode) -> bool:
+    meta = nbgrader(cell)
+    return bool(meta and meta.get("solution"))
+
+
+def is_check(cell: nbformat.NotebookNode) -> bool:
+    meta = nbgrader(cell)
+    return bool(meta and meta.get("grade"))
+
+
+def is_hidden_check(cell: nbformat.NotebookNode) -> bool:
+    return is_check(cell) and HIDDEN_BEGIN in cell.source
+
+
+_ALLOWED_IN_CHECKS = (ast.Assert, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.For, ast.With, ast.If)
+
+
+def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """Everything wrong with a notebook's exercise cells, as readable sentences.
+
+    The convention (CONTRIBUTING.md): nbgrader v3 metadata; solutions between
+    `# BEGIN SOLUTION` / `# END SOLUTION`, tagged `hide-input`; checks made of bare
+    asserts that print nothing; hidden checks in their own cell between
+    `### BEGIN HIDDEN TESTS` / `### END HIDDEN TESTS`, tagged `remove-cell`.
+    """
+    problems: list[str] = []
+    ids: set[str] = set()
+    seen_solution_without_check = False
+    for index, cell in enumerate(nb.cells):
+        meta = nbgrader(cell)
+        where = f"cell {index}"
+        if meta is None:
+            text = cell.source
+            if "BEGIN SOLUTION" in text or HIDDEN_BEGIN in text:
+                problems.append(f"{where}: has solution/hidden-test markers but no nbgrader metadata")
+            continue
+        if cell.cell_type != "code":
+            problems.append(f"{where}: nbgrader metadata on a {cell.cell_type} cell")
+            continue
+        if meta.get("schema_version") != 3:
+            problems.append(f"{where}: nbgrader schema_version must be 3")
+        grade_id = meta.get("grade_id", "")
+        if not isinstance(grade_id, str) or not GRADE_ID.match(grade_id):
+            problems.append(f"{where}: grade_id {grade_id!r} must match [A-Za-z0-9_-]+")
+        elif grade_id in ids:
+            problems.append(f"{where}: grade_id {grade_id!r} is used twice")
+        ids.add(grade_id)
+        for key in ("grade", "solution", "locked"):
+            if not isinstance(meta.get(key), bool):
+                problems.append(f"{where}: nbgrader '{key}' must be true or false")
+        tags = cell.metadata.get("tags", [])
+        if meta.get("solution"):
+            if meta.get("grade") or meta.get("locked"):
+                problems.append(f"{where}: a solution cell is neither graded nor locked")
+            lines = cell.source.splitlines()
+            begins = [i for i, line in enumerate(lines) if SOLUTION_BEGIN.match(line)]
+            ends = [i for i, line in enumerate(lines) if SOLUTION_END.match(line)]
+            if not begins or len(begins) != len(ends) or any(b >= e for b, e in zip(begins, ends)):
+                problems.append(f"{where}: solution needs matching '# BEGIN SOLUTION' / '# END SOLUTION' lines")
+            if "### BEGIN SOLUTION" in cell.source:
+                problems.append(f"{where}: use a single '#' before BEGIN SOLUTION")
+            if "hide-input" not in tags:
+                problems.append(f"{where}: a solution cell is tagged 'hide-input'")
+            if seen_solution_without_check:
+                problems.append(f"{where}: the previous solution has no check cell after it")
+            seen_solution_without_check = True
+        elif meta.get("grade"):
+            if not meta.get("locked"):
+                problems.append(f"{where}: a check cell is locked")
+            points = meta.get("points")
+            if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+                problems.append(f"{where}: a check cell needs positive 'points'")
+            if cell.get("outputs"):
+                problems.append(f"{where}: a check cell prints nothing (bare asserts)")
+            source = cell.source
+            if HIDDEN_BEGIN in source or HIDDEN_END in source:
+                stripped = source.strip().splitlines()
+                if stripped[0].strip() != HIDDEN_BEGIN or stripped[-1].strip() != HIDDEN_END:
+                    problems.append(f"{where}: hidden tests fill their own cell, from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'")
+                if "remove-cell" not in tags:
+                    problems.append(f"{where}: a hidden-test cell is tagged 'remove-cell'")
+            try:
+                tree = ast.parse(source)
+            except SyntaxError as err:
+                problems.append(f"{where}: check cell does not parse ({err})")
+            else:
+                asserts = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
+                if not asserts:
+                    problems.append(f"{where}: a check cell contains asserts")
+                for node in tree.body:
+                    if not isinstance(node, _ALLOWED_IN_CHECKS):
+                        problems.append(
+                            f"{where}: check cells hold bare asserts (and the imports/assignments they need), "
+                            f"not {type(node).__name__} at line {node.lineno}"
+                        )
+                if "print(" in source:
+                    problems.append(f"{where}: a check cell prints nothing")
+            if not meta.get("solution"):
+                seen_solution_without_check = False
+    if seen_solution_without_check:
+        problems.append("the last solution cell has no check cell after it")
+    return problems
+
+
+def count_exercises(nb: nbformat.NotebookNode) -> int:
+    return sum(1 for cell in nb.cells if is_solution(cell))
+
+
+def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy with every solution region replaced by a stub and hidden tests removed.
+
+    Outputs are cleared: a student edition is handed out unexecuted.
+    """
+    out = nbformat.from_dict(nb)
+    cells = []
+    for cell in out.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        if is_hidden_check(cell):
+            continue
+        if is_solution(cell):
+            lines, kept, inside = cell.source.splitlines(), [], False
+            for line in lines:
+                begin = SOLUTION_BEGIN.match(line)
+                if begin:
+                    inside = True
+                    kept.append(begin.group(1) + STUDENT_STUB)
+                elif SOLUTION_END.match(line):
+                    inside = False
+                elif not inside:
+                    kept.append(line)
+            cell.source = "\n".join(kept)
+            cell.metadata["tags"] = [t for t in cell.metadata.get("tags", []) if t != "hide-input"]
+        cells.append(cell)
+    out.cells = cells
+    return out
+
+
+# --------------------------------------------------------------------------- execution
+EXECUTION_ENV = {
+    # Progress bars are for people; executed outputs must not depend on timing.
+    "TQDM_DISABLE": "1",
+    "PYTHONHASHSEED": "0",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+}
+
+
+def execute(path: Path | str, timeout: int = 600, allow_errors: bool = False) -> nbformat.NotebookNode:
+    """Execute a notebook with its own folder as working directory, as nbval does."""
+    from nbclient import NotebookClient
+
+    os.environ.update(EXECUTION_ENV)
+    full = ROOT / path
+    nb = nbformat.read(full, as_version=NBFORMAT_VERSION)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(full.parent)}},
+    )
+    client.execute()
+    return nb
+
+
+def _cmd_execute(paths: list[str]) -> int:
+    targets = [Path(p) for p in paths] or notebooks()
+    for p in targets:
+        nb = read(p)
+        if sync_setup_cell(nb):
+            write(nb, p)
+        start = time.perf_counter()
+        nb = execute(p)
+        write(nb, p)
+        print(f"executed {p} in {time.perf_counter() - start:.1f} s", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p_new = sub.add_parser("new", help="create a notebook that starts with the setup cell")
+    p_new.add_argument("path")
+    p_new.add_argument("title")
+    sub.add_parser("sync-setup", help="rewrite the setup cell of every notebook from _config.yml")
+    p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
+    p_exe.add_argument("paths", nargs="*")
+    p_stu = sub.add_parser("student", help="write the student edition of a notebook")
+    p_stu.add_argument("path")
+    p_stu.add_argument("out")
+    args = parser.parse_args(argv)
+    if args.cmd == "new":
+        new_notebook(args.path, args.title)
+    elif args.cmd == "sync-setup":
+        for p in notebooks():
+            nb = read(p)
+            if sync_setup_cell(nb):
+                write(nb, p)
+                print(f"updated {p}")
+    elif args.cmd == "execute":
+        return _cmd_execute(args.paths)
+    elif args.cmd == "student":
+        nbformat.write(student_edition(read(args.path)), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
