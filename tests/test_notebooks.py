@@ -82,6 +82,14 @@ class TestNotebook:
                     "'# output varies: <reason>' comment"
                 )
 
+    def test_no_frozen_progress_bars(self, path):
+        for i, cell in enumerate(booktools.read(path).cells):
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                assert "application/vnd.jupyter.widget-view+json" not in data or not re.search(
+                    r"\d+%\|", data.get("text/plain", "")
+                ), f"{path} cell {i}: a frozen progress bar; use `from ice_lab.progress import tqdm`"
+
     def test_code_parses(self, path):
         for i, cell in enumerate(code_cells(booktools.read(path))):
             # IPython magics are not Python: blank them before parsing.
