@@ -91,13 +91,12 @@ class TestNotebook:
                 ), f"{path} cell {i}: a frozen progress bar; use `from ice_lab.progress import tqdm`"
 
     def test_code_parses(self, path):
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        transform = TransformerManager().transform_cell  # IPython magics -> Python
         for i, cell in enumerate(code_cells(booktools.read(path))):
-            # IPython magics are not Python: blank them before parsing.
-            source = "\n".join(
-                "pass" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines()
-            )
             try:
-                ast.parse(source)
+                ast.parse(transform(cell.source))
             except SyntaxError as err:  # pragma: no cover - a message for authors
                 pytest.fail(f"{path} code cell {i}: {err}")
 
