@@ -13,6 +13,7 @@ the classes it needs by name, and a class defined in a notebook has no importabl
 from __future__ import annotations
 
 import csv
+import os
 import random
 import time
 from functools import lru_cache
@@ -43,6 +44,7 @@ __all__ = [
     "SampleError",
     "SlowDataset",
     "NoisyDigits",
+    "WorkerProbe",
     "RaggedSequences",
 ]
 
@@ -367,6 +369,27 @@ class NoisyDigits(Dataset):
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         draw = self.rng.standard_normal(self.clean.shape[1:]).astype(np.float32)
         return self.clean[index] + self.noise * torch.from_numpy(draw), self.labels[index]
+
+
+class WorkerProbe(Dataset):
+    """``n`` samples that say who loaded them: sample ``i`` is the tensor
+    ``[i, worker id, process id, a draw from NumPy's global generator]`` (worker id -1 in
+    the main process). Shows which worker produced which batch, when ``persistent_workers``
+    keeps processes alive, and that each worker's global NumPy seed differs (PyTorch >= 1.9).
+
+    Taught in the Datasets chapter (``book/datasets.ipynb``).
+    """
+
+    def __init__(self, n: int = 16) -> None:
+        self.n = _check_int("n", n, 1)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        info = get_worker_info()
+        worker = -1 if info is None else info.id
+        return torch.tensor([index, worker, os.getpid(), np.random.random()], dtype=torch.float64)
 
 
 class RaggedSequences(Dataset):

@@ -17,6 +17,7 @@ from ice_lab.data import (
     RaggedSequences,
     SampleError,
     SlowDataset,
+    WorkerProbe,
     digits_datasets,
     digits_images,
     digits_split_indices,
@@ -178,8 +179,6 @@ def test_slow_dataset_is_slow_and_readable():
 
 def test_noisy_digits_workers_repeat_noise_unless_reseeded():
     ds = NoisyDigits(n=8, seed=0)
-
-
     # Two workers, batch_size=1: sample 0 comes from worker 0, sample 1 from worker 1.
     xs = [x for x, _ in DataLoader(ds, batch_size=1, num_workers=2)][:2]
     noise = [(x[0] - ds.clean[i]) for i, x in enumerate(xs)]
@@ -199,3 +198,14 @@ def test_seed_worker_seeds_numpy_and_random_from_torch():
     torch.manual_seed(1234)
     seed_worker(0)
     assert np.random.rand() == a
+
+
+def test_worker_probe_reports_worker_and_process():
+    main = WorkerProbe(4)[2]
+    assert main[0] == 2 and main[1] == -1
+    rows = torch.cat(list(DataLoader(WorkerProbe(8), batch_size=2, num_workers=2)))
+    assert rows[:, 0].tolist() == list(range(8))
+    assert set(rows[:, 1].tolist()) == {0.0, 1.0}
+    assert len(set(rows[:, 2].tolist())) == 2
+    with pytest.raises(ValueError):
+        WorkerProbe(0)
