@@ -11,6 +11,10 @@ __version__ = "0.1.0"
 from . import env
 from .env import best_device, report, set_seed
 from .expect import Provoked, expect
+from .explain import Diagnosis, explain
+from .magic import load_ipython_extension, unload_ipython_extension
+from .summary import summary
+from .nonfinite import NonFiniteError, watch_nonfinite, watch_nonfinite_ops
 
 __all__ = [
     "__version__",
@@ -20,4 +24,12 @@ __all__ = [
     "set_seed",
     "expect",
     "Provoked",
+    "explain",
+    "Diagnosis",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+    "summary",
+    "NonFiniteError",
+    "watch_nonfinite",
+    "watch_nonfinite_ops",
 ]

@@ -1,0 +1,425 @@
+"""Find where the first NaN or Inf appears: which module, which pass, which aten op.
+
+Two tools, both context managers that raise :class:`NonFiniteError` at the *first* place a
+NaN/Inf shows up, instead of letting it spread until the loss prints ``nan``:
+
+* ``watch_nonfinite(model)`` hooks every submodule: forward outputs, and (with
+  ``backward=True``) the gradients flowing back through them and into the parameters. It
+  names the module, e.g. ``net.2 (Linear)``, and the pass. Cheap enough to leave on while
+  you debug a training loop.
+* ``watch_nonfinite_ops()`` is a ``TorchDispatchMode`` that checks the output of every aten
+  op, inside modules or not, forward and backward. It names the op (``aten.log.default``),
+  so a NaN made in a hand-written loss or softmax is caught where it is made. Slower.
+
+An Inf in a loss computed *outside* the model is caught by ``watch_nonfinite_ops`` at the
+op that made it; ``watch_nonfinite`` only sees the model, so it reports the non-finite
+gradient that the loss sends back into the model's output during ``backward()``.
+
+Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
+(``book/toolkit.ipynb``).
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+import weakref
+from types import TracebackType
+from typing import Any, Iterable, Sequence
+
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from .summary import summary
+
+__all__ = ["NonFiniteError", "watch_nonfinite", "watch_nonfinite_ops"]
+
+_ROLES = "_ice_lab_nonfinite_roles"
+
+
+class NonFiniteError(RuntimeError):
+    """NaN or Inf found by ``watch_nonfinite`` or ``watch_nonfinite_ops``.
+
+    Attributes:
+        where: the module (``"net.2 (Linear)"``) or aten op (``"aten.log.default"``).
+        phase: ``"forward"``, ``"backward"`` (module watcher) or ``"op"`` (op-level mode).
+        tensor_summary: ``summary()`` of the offending tensor.
+
+    The message starts with ``"non-finite values (NaN/Inf)"`` (``ice_lab.explain`` files it
+    under kind ``nonfinite``). Taught in the Numerics chapter (``book/numerics.ipynb``).
+    """
+
+    def __init__(self, message: str, *, where: str = "", phase: str = "", tensor_summary: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+        self.phase = phase
+        self.tensor_summary = tensor_summary
+
+    def __reduce__(self) -> Any:  # picklable (DataLoader workers, child processes)
+        return (_rebuild, (type(self), str(self), self.where, self.phase, self.tensor_summary))
+
+
+def _rebuild(cls: type, message: str, where: str, phase: str, tensor_summary: str) -> NonFiniteError:
+    return cls(message, where=where, phase=phase, tensor_summary=tensor_summary)
+
+
+def _is_finite(t: torch.Tensor) -> bool:
+    """True unless ``t`` holds a NaN/Inf. Cheap: one reduction, one scalar read.
+
+    A sum is finite whenever every element is; only when the sum is not (overflow, or a
+    real NaN/Inf) is the exact element-wise test run. Tensors without values (meta, fake,
+    sparse, wrapped by functorch transforms) count as finite: the watcher never breaks code.
+    """
+    if not (t.is_floating_point() or t.is_complex()):
+        return True
+    try:
+        if t.device.type == "meta" or t.layout != torch.strided:
+            return True
+        value = t.sum().item()
+        if (cmath.isfinite(value) if isinstance(value, complex) else math.isfinite(value)):
+            return True
+        return bool(torch.isfinite(t).all())
+    except Exception:
+        return True
+
+
+def _tensors(obj: Any) -> list[torch.Tensor]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    try:
+        return [x for x in tree_leaves(obj) if isinstance(x, torch.Tensor)]
+    except Exception:
+        return []
+
+
+def _label(name: str, module: nn.Module) -> str:
+    return f"{name or '<model>'} ({type(module).__name__})"
+
+
+def _innermost(names: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop containers: keep (name, label) pairs whose module contains no other in the list."""
+    kept = []
+    for name, label in names:
+        inner = any(
+            other != name and (name == "" or other.startswith(name + ".")) for other, _ in names
+        )
+        if not inner and (name, label) not in kept:
+            kept.append((name, label))
+    return kept
+
+
+class watch_nonfinite:
+    """Raise :class:`NonFiniteError` at the first module whose output or gradient holds NaN/Inf.
+
+    Usage::
+
+        with ice_lab.watch_nonfinite(model):
+            loss = loss_fn(model(x), y)
+            loss.backward()
+
+    Forward: every submodule's outputs (tensors, tuples, lists, dicts) are checked right
+    after it runs, so the first module to produce NaN/Inf is named — innermost first, e.g.
+    ``net.2 (Linear)``. The message says whether its inputs were finite (then that module
+    made the NaN) or not (then it came from the data, or from code between modules: use
+    :class:`watch_nonfinite_ops` to name the op).
+
+    Backward (``backward=True``): a hook on every module output and input that requires
+    grad, and on every parameter, checks the gradient as it arrives. The first non-finite
+    gradient names the module whose backward produced it, or says that it came into the
+    model's output from the loss.
+
+    Hooks are removed on exit, also when an error is raised. Entering the same watcher twice
+    at once raises ``RuntimeError``. Cost: one reduction and one scalar read per module
+    output (and per gradient); typically well under 1.3x a plain training step.
+
+    Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
+    (``book/toolkit.ipynb``).
+    """
+
+    def __init__(self, model: nn.Module, *, backward: bool = True) -> None:
+        if not isinstance(model, nn.Module):
+            raise TypeError(
+                f"watch_nonfinite() needs an nn.Module (your model), got {type(model).__name__}. "
+                "To watch plain tensor code, use ice_lab.watch_nonfinite_ops()."
+            )
+        if not isinstance(backward, bool):
+            raise TypeError(f"backward must be True or False, got {backward!r}.")
+        self.model = model
+        self.backward = backward
+        self._handles: list[Any] = []
+        self._active = False
+        self._last_ok: tuple[weakref.ref, int] | None = None
+
+    # -- context manager -------------------------------------------------------------
+    def __enter__(self) -> "watch_nonfinite":
+        if self._active:
+            raise RuntimeError("this watch_nonfinite is already active; enter it once at a time.")
+        self._active = True
+        try:
+            for name, module in self.model.named_modules():
+                self._handles.append(module.register_forward_hook(self._forward_hook(name, module)))
+            if self.backward:
+                owners = {}
+                for mname, module in self.model.named_modules():
+                    for pname, p in module.named_parameters(recurse=False):
+                        owners.setdefault(id(p), (mname, module, f"{mname}.{pname}" if mname else pname))
+                for p in self.model.parameters():
+                    # Lazy modules' parameters have no shape before the first forward: skipped.
+                    if p.requires_grad and not isinstance(p, nn.parameter.UninitializedParameter):
+                        mname, module, pname = owners[id(p)]
+                        self._handles.append(p.register_hook(self._param_hook(_label(mname, module), pname)))
+        except BaseException:
+            self._remove()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._remove()
+
+    def _remove(self) -> None:
+        self._active = False
+        self._last_ok = None
+        handles, self._handles = self._handles, []
+        for h in handles:
+            h.remove()
+
+    # -- hooks -----------------------------------------------------------------------
+    def _forward_hook(self, name: str, module: nn.Module):
+        label = _label(name, module)
+
+        def hook(mod: nn.Module, args: Any, output: Any) -> None:
+            if not self._active:
+                return
+            outs = _tensors(output)
+            last = self._last_ok
+            with torch.no_grad():
+                for t in outs:
+                    if last is not None and last[0]() is t and last[1] == t._version:
+                        continue  # a container returning its last child's output: checked already
+                    if not _is_finite(t):
+                        raise self._forward_error(label, t, args)
+            if outs:
+                self._last_ok = (weakref.ref(outs[-1]), outs[-1]._version)
+            if self.backward and torch.is_grad_enabled():
+                for t in _tensors(args):  # inputs first: an in-place module returns its input
+                    if t.requires_grad:
+                        self._role(t, ("in", name, label), output=False)
+                for t in outs:
+                    if t.requires_grad:
+                        self._role(t, ("out", name, label), output=True)
+
+        return hook
+
+    def _role(self, t: torch.Tensor, role: tuple[str, str, str], output: bool) -> None:
+        """Note who made / used ``t`` and hook its gradient (one hook per tensor version).
+
+        An in-place op (``ReLU(inplace=True)``) makes a new version of the same tensor
+        object, with its own gradient: an output role at a new version starts a new hook;
+        an input role goes with the version the module consumed (the older one).
+        """
+        entry = t.__dict__.get(_ROLES)
+        if entry is not None and (entry[0] == t._version or not output):
+            entry[1].append(role)
+            return
+        roles = [role]
+        try:
+            t.register_hook(self._grad_hook(roles))
+            t.__dict__[_ROLES] = (t._version, roles)
+        except Exception:
+            pass
+
+    def _grad_hook(self, roles: list[tuple[str, str, str]]):
+        def hook(grad: torch.Tensor) -> None:
+            if not self._active or grad is None:
+                return
+            with torch.no_grad():
+                if _is_finite(grad):
+                    return
+            raise self._backward_error(roles, grad)
+
+        return hook
+
+    def _param_hook(self, label: str, pname: str):
+        def hook(grad: torch.Tensor) -> None:
+            if not self._active or grad is None:
+                return
+            with torch.no_grad():
+                if _is_finite(grad):
+                    return
+            s = summary(grad)
+            raise NonFiniteError(
+                f"non-finite values (NaN/Inf) in the backward pass: the gradient of parameter "
+                f"{pname!r} of {label}: {s}\n"
+                f"{label}'s backward produced it. Look at what its forward computes with this "
+                "parameter (a log, sqrt, division or pow of values near 0 or negative?); "
+                "ice_lab.watch_nonfinite_ops() names the exact op.",
+                where=label,
+                phase="backward",
+                tensor_summary=s,
+            )
+
+        return hook
+
+    # -- messages --------------------------------------------------------------------
+    def _forward_error(self, label: str, t: torch.Tensor, args: Any) -> NonFiniteError:
+        s = summary(t)
+        bad_inputs = []
+        with torch.no_grad():
+            for i, a in enumerate(_tensors(args)):
+                if not _is_finite(a):
+                    bad_inputs.append(f"  input {i}: {summary(a)}")
+        if bad_inputs:
+            why = (
+                "Its input already held NaN/Inf:\n" + "\n".join(bad_inputs) + "\n"
+                "So they were made before this module: in the data you passed in, or by code "
+                "between modules (in a forward() method). Check the batch with summary(), or run "
+                "the step under ice_lab.watch_nonfinite_ops() to name the exact op."
+            )
+        else:
+            why = (
+                "Its inputs were all finite, so this module made them. Check its parameters "
+                "(summary(module.weight)) and what it computes (log, sqrt, division, exp of large "
+                "values?); ice_lab.watch_nonfinite_ops() names the exact op."
+            )
+        return NonFiniteError(
+            f"non-finite values (NaN/Inf) in the forward output of {label}: {s}\n{why}",
+            where=label,
+            phase="forward",
+            tensor_summary=s,
+        )
+
+    def _backward_error(self, roles: list[tuple[str, str, str]], grad: torch.Tensor) -> NonFiniteError:
+        s = summary(grad)
+        consumers = _innermost([(n, lab) for kind, n, lab in roles if kind == "in"])
+        producers = _innermost([(n, lab) for kind, n, lab in roles if kind == "out"])
+        is_model_output = any(kind == "out" and n == "" for kind, n, _ in roles)
+        if consumers:
+            where = ", ".join(lab for _, lab in consumers)
+            produced = f" (the output of {producers[0][1]})" if producers else ""
+            text = (
+                f"non-finite values (NaN/Inf) in the backward pass of {where}: the gradient it "
+                f"computed for its input{produced} holds NaN/Inf: {s}\n"
+                "The gradient arriving at its output was finite, so its backward made them. "
+                "Typical causes: sqrt/log/pow/division at 0 or at negative values in its forward, "
+                "or huge activations; ice_lab.watch_nonfinite_ops() names the exact op."
+            )
+        elif is_model_output:
+            where = producers[0][1] if producers else "<model>"
+            text = (
+                f"non-finite values (NaN/Inf) in the backward pass: the gradient arriving at the "
+                f"model's output ({where}) holds NaN/Inf: {s}\n"
+                "It came from the loss, computed outside the model. Check the loss value "
+                "(is it inf or nan?) and the loss code; ice_lab.watch_nonfinite_ops() names the "
+                "exact op that made it."
+            )
+        else:
+            where = producers[0][1] if producers else "<model>"
+            text = (
+                f"non-finite values (NaN/Inf) in the backward pass: the gradient arriving at the "
+                f"output of {where} holds NaN/Inf: {s}\n"
+                "No submodule consumed that output, so code in a forward() method (between "
+                "modules) made the NaN/Inf in its backward; ice_lab.watch_nonfinite_ops() names "
+                "the exact op."
+            )
+        return NonFiniteError(text, where=where, phase="backward", tensor_summary=s)
+
+
+# Ops whose output is uninitialised memory: NaN there is not a bug.
+_UNINITIALISED = frozenset(
+    {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted", "resize_", "set_"}
+)
+
+
+class watch_nonfinite_ops(TorchDispatchMode):
+    """Raise :class:`NonFiniteError` at the first aten op whose output holds NaN/Inf.
+
+    Usage::
+
+        with ice_lab.watch_nonfinite_ops():
+            loss = my_loss(model(x), y)
+            loss.backward()
+
+    Every floating-point output of every aten op run inside the block is checked: in
+    modules, in plain tensor code (a hand-written loss or softmax), and in the backward pass
+    (the message then names the autograd node too). The error names the op, e.g.
+    ``aten.log.default``, with ``summary()`` of its output and of its tensor inputs, and
+    says whether the inputs were already non-finite (then the NaN/Inf came from before the
+    block: data or parameters).
+
+    Args:
+        allow: op names (``"masked_fill"`` or ``"aten.masked_fill.Scalar"``) allowed to
+            produce NaN/Inf on purpose, e.g. an attention mask filled with ``-inf``.
+
+    Uninitialised outputs (``torch.empty``) are never checked. Slower than
+    :class:`watch_nonfinite` (every op goes through Python): use it to pin down an op once
+    the module watcher has named the module. Taught in the Numerics chapter
+    (``book/numerics.ipynb``); shown on the toolkit page (``book/toolkit.ipynb``).
+    """
+
+    def __init__(self, *, allow: Iterable[str] = ()) -> None:
+        super().__init__()
+        if isinstance(allow, str):
+            allow = (allow,)
+        try:
+            names = [a for a in allow]
+        except TypeError:
+            raise TypeError(f"allow must be a list of op names such as ['masked_fill'], got {allow!r}.") from None
+        for a in names:
+            if not isinstance(a, str):
+                raise TypeError(f"allow must contain op names (strings) such as 'masked_fill', got {a!r}.")
+        self.allow = frozenset(a.removeprefix("aten.") for a in names)
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        packet = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else str(func)
+        if packet in _UNINITIALISED or packet in self.allow:
+            return out
+        name = str(func)
+        if name.removeprefix("aten.") in self.allow:
+            return out
+        for t in _tensors(out):
+            if not _is_finite(t):
+                raise self._error(name, t, args, kwargs)
+        return out
+
+    @staticmethod
+    def _error(name: str, t: torch.Tensor, args: Any, kwargs: Any) -> NonFiniteError:
+        s = summary(t)
+        lines = []
+        bad = False
+        for i, a in enumerate(_tensors((args, kwargs))):
+            if i >= 6:
+                lines.append("  ...")
+                break
+            lines.append(f"  input {i}: {summary(a)}")
+            bad = bad or not _is_finite(a)
+        node = None
+        try:
+            node = torch._C._current_autograd_node()
+        except Exception:
+            pass
+        during = f" during the backward pass (autograd node {node.name()})" if node is not None else ""
+        if bad:
+            why = (
+                "Its inputs already held NaN/Inf, so they were made before this block "
+                "(in the data, or in parameters already damaged by an earlier step)."
+            )
+        elif not lines:
+            why = "It has no tensor inputs: it created these values itself."
+        else:
+            why = "Its inputs were all finite, so this op made the NaN/Inf."
+        inputs = ("\n" + "\n".join(lines)) if lines else ""
+        return NonFiniteError(
+            f"non-finite values (NaN/Inf) produced by {name}{during}: {s}{inputs}\n{why}",
+            where=name,
+            phase="op",
+            tensor_summary=s,
+        )

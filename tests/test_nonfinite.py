@@ -1,0 +1,215 @@
+"""ice_lab.watch_nonfinite / watch_nonfinite_ops: name the first place a NaN/Inf appears."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import torch
+from torch import nn
+
+from ice_lab import NonFiniteError, watch_nonfinite, watch_nonfinite_ops
+
+
+class Log(nn.Module):
+    def forward(self, x):
+        return torch.log(x)
+
+
+class Radius(nn.Module):
+    """sqrt of a sum of squares: finite forward at 0, NaN gradient there (0 * inf)."""
+
+    def forward(self, x):
+        return (x * x).sum(1, keepdim=True).sqrt()
+
+
+class Net(nn.Module):
+    def __init__(self, middle: nn.Module, inplace: bool = False):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=inplace), middle, nn.LazyLinear(1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def batch(zero_row: bool = False) -> torch.Tensor:
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    if zero_row:
+        x[0] = 0
+    return x
+
+
+def zero_row_model(inplace: bool) -> Net:
+    torch.manual_seed(0)
+    model = Net(Radius(), inplace=inplace)
+    with torch.no_grad():
+        model.net[0].bias.zero_()  # row of zeros in -> row of zeros after Linear+ReLU -> sqrt(0)
+    model(batch())  # materialise the lazy layer
+    return model
+
+
+def hook_counts(model: nn.Module) -> int:
+    return sum(len(m._forward_hooks) for m in model.modules()) + sum(
+        len(p._backward_hooks or {}) for p in model.parameters()
+    )
+
+
+def test_forward_nan_names_the_earliest_module():
+    torch.manual_seed(0)
+    model = Net(Log())  # log of ReLU zeros -> -inf in net.2, before net.3 and the Sequential see it
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite(model):
+            model(batch())
+    err = info.value
+    assert (err.where, err.phase) == ("net.2 (Log)", "forward")
+    assert str(err).startswith("non-finite values (NaN/Inf) in the forward output of net.2 (Log)")
+    assert "-Inf=" in err.tensor_summary and "inputs were all finite" in str(err)
+    assert isinstance(err, RuntimeError)
+
+
+def test_forward_nan_coming_in_with_the_data_says_so():
+    model = Net(nn.Identity())
+    x = batch()
+    x[2, 1] = float("nan")
+    with pytest.raises(NonFiniteError, match="input already held NaN") as info:
+        with watch_nonfinite(model):
+            model(x)
+    assert info.value.where == "net.0 (Linear)"
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_backward_nan_names_the_module_whose_backward_made_it(inplace):
+    model = zero_row_model(inplace)
+    with watch_nonfinite(model):
+        out = model(batch(zero_row=True))
+        assert torch.isfinite(out).all()  # the forward pass is clean
+        with pytest.raises(NonFiniteError) as info:
+            out.sum().backward()
+    err = info.value
+    assert (err.where, err.phase) == ("net.2 (Radius)", "backward")
+    assert "NaN=" in err.tensor_summary
+    assert "arriving at its output was finite" in str(err)
+
+
+def test_without_backward_checks_a_backward_nan_passes_silently():
+    model = zero_row_model(False)
+    with watch_nonfinite(model, backward=False):
+        hidden = model.net[:2](batch(zero_row=True))
+        hidden.retain_grad()
+        model.net[2:](hidden).sum().backward()
+    assert torch.isnan(hidden.grad).any()  # (ReLU's backward then masks it: weights stay finite)
+
+
+def test_inf_in_the_loss_caught_by_both_tools():
+    torch.manual_seed(0)
+    model = Net(nn.Identity())
+    x = batch()
+    model(x)
+
+    def loss_fn(out):  # log(0) at the max: -inf loss, nan/inf gradient
+        return -torch.log(out.max() - out).sum()
+
+    with pytest.raises(NonFiniteError) as op_info:
+        with watch_nonfinite_ops():
+            loss_fn(model(x))
+    assert (op_info.value.where, op_info.value.phase) == ("aten.log.default", "op")
+    assert "-Inf=1!" in op_info.value.tensor_summary
+    assert "input 0:" in str(op_info.value) and "inputs were all finite" in str(op_info.value)
+
+    with watch_nonfinite(model):
+        loss = loss_fn(model(x))  # the model itself is fine: no forward error
+        assert torch.isinf(loss)
+        with pytest.raises(NonFiniteError, match="came from the loss") as info:
+            loss.backward()
+    assert (info.value.where, info.value.phase) == ("net.3 (Linear)", "backward")
+
+
+def test_op_mode_names_the_op_in_a_hand_written_softmax():
+    logits = torch.tensor([[1000.0, 0.0], [1.0, 2.0]])
+
+    def softmax(z):
+        e = z.exp()  # overflows to inf at 1000
+        return e / e.sum(1, keepdim=True)
+
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite_ops():
+            softmax(logits)
+    assert info.value.where == "aten.exp.default"
+    with watch_nonfinite_ops():  # the stable version passes
+        p = torch.softmax(logits, 1)
+    assert torch.isfinite(p).all()
+
+
+def test_op_mode_in_backward_names_the_autograd_node():
+    model = zero_row_model(False)
+    with pytest.raises(NonFiniteError, match="backward pass \\(autograd node SqrtBackward0\\)"):
+        with watch_nonfinite_ops():
+            model(batch(zero_row=True)).sum().backward()
+
+
+def test_op_mode_allow_list_and_uninitialised_memory():
+    scores = torch.zeros(2, 3)
+    mask = torch.tensor([[True, False, False], [False, False, True]])
+    with pytest.raises(NonFiniteError, match="masked_fill"):
+        with watch_nonfinite_ops():
+            scores.masked_fill(mask, float("-inf"))
+    with watch_nonfinite_ops(allow=["masked_fill"]):
+        p = scores.masked_fill(mask, float("-inf")).softmax(1)
+        torch.empty(1000)  # may hold NaN garbage: never checked
+    assert torch.isfinite(p).all()
+
+
+def test_hooks_are_removed_even_after_an_error():
+    torch.manual_seed(0)
+    model = Net(Log())
+    model(batch())
+    before = hook_counts(model)
+    with pytest.raises(NonFiniteError):
+        with watch_nonfinite(model):
+            model(batch())
+    assert hook_counts(model) == before
+    model(batch())  # no watcher any more: plain forward, no error
+
+
+def test_clean_training_step_passes_and_leaves_no_hooks():
+    torch.manual_seed(0)
+    model = Net(nn.Tanh())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(batch())
+    before = hook_counts(model)
+    with watch_nonfinite(model):
+        for _ in range(3):
+            opt.zero_grad()
+            model(batch()).pow(2).mean().backward()
+            opt.step()
+    assert hook_counts(model) == before
+
+
+def test_tuple_and_dict_outputs_are_checked_on_the_hooked_model():
+    class Two(nn.Module):
+        def forward(self, x):
+            return {"ok": x, "bad": (x, x.log())}
+
+    model = Two()
+    with pytest.raises(NonFiniteError, match="forward output of <model> \\(Two\\)"):
+        with watch_nonfinite(model):
+            model(torch.tensor([-1.0]))
+
+
+def test_error_is_picklable():
+    err = NonFiniteError("non-finite values (NaN/Inf) x", where="net.0 (Linear)", phase="forward", tensor_summary="s")
+    back = pickle.loads(pickle.dumps(err))
+    assert (str(back), back.where, back.phase, back.tensor_summary) == (str(err), "net.0 (Linear)", "forward", "s")
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="needs an nn.Module.*watch_nonfinite_ops"):
+        watch_nonfinite(lambda x: x)
+    with pytest.raises(TypeError, match="backward must be True or False"):
+        watch_nonfinite(nn.Linear(1, 1), backward="yes")
+    with pytest.raises(TypeError, match="op names"):
+        watch_nonfinite_ops(allow=[3])
+    w = watch_nonfinite(nn.Linear(1, 1))
+    with w:
+        with pytest.raises(RuntimeError, match="already active"):
+            w.__enter__()
