@@ -11,6 +11,8 @@ __version__ = "0.1.0"
 from . import env
 from .env import best_device, report, set_seed
 from .expect import Provoked, expect
+from .explain import Diagnosis, explain
+from .magic import load_ipython_extension, unload_ipython_extension
 from .summary import summary
 from .nonfinite import NonFiniteError, watch_nonfinite, watch_nonfinite_ops
 
@@ -22,6 +24,10 @@ __all__ = [
     "set_seed",
     "expect",
     "Provoked",
+    "explain",
+    "Diagnosis",
+    "load_ipython_extension",
+    "unload_ipython_extension",
     "summary",
     "NonFiniteError",
     "watch_nonfinite",

@@ -1,0 +1,541 @@
+"""ice_lab.explain: every catalogue kind provoked for real (or read from the recorded GPU log).
+
+The provocations run with the installed torch, so a wording change in a new PyTorch makes
+these tests fail instead of silently turning diagnoses into "unknown".
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import pickle
+import re
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import ice_lab
+from ice_lab.explain import CATALOGUE, KINDS, Diagnosis, explain  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GPU_LOG = ROOT / "reference" / "gpu-probe-h200.log"
+
+
+# --------------------------------------------------------------------------- provocations
+
+
+def linear_features():
+    nn.Linear(4, 5)(torch.zeros(2, 3))
+
+
+def conv_channels():
+    nn.Conv2d(3, 8, 3)(torch.zeros(1, 1, 8, 8))
+
+
+def broadcast():
+    torch.zeros(3) + torch.zeros(4)
+
+
+def dtype_linear():
+    nn.Linear(3, 1)(torch.zeros(2, 3, dtype=torch.float64))
+
+
+def target_float():
+    F.cross_entropy(torch.zeros(2, 3), torch.zeros(2))
+
+
+def target_long_for_bce():
+    F.binary_cross_entropy_with_logits(torch.zeros(2), torch.zeros(2, dtype=torch.long))
+
+
+def target_out_of_range():
+    F.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 10]))
+
+
+def device_meta():
+    torch.zeros(2, device="meta") + torch.zeros(2)
+
+
+def numpy_requires_grad():
+    torch.zeros(2, requires_grad=True).numpy()
+
+
+def backward_without_grad():
+    torch.zeros(2).sum().backward()
+
+
+def backward_twice():
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp().sum()
+    y.backward()
+    y.backward()
+
+
+def inplace_after_save():
+    x = torch.ones(2, requires_grad=True)
+    y = torch.sigmoid(x)
+    y.mul_(2)
+    y.sum().backward()
+
+
+def leaf_inplace():
+    w = torch.ones(2, requires_grad=True)
+    w -= 0.1
+
+
+def cpu_oom():
+    torch.empty(2**62, dtype=torch.uint8)
+
+
+def torch_oom_class():
+    raise torch.OutOfMemoryError("something went wrong")  # no catalogue words: the type decides
+
+
+def state_dict_shapes():
+    nn.Linear(3, 2).load_state_dict(nn.Linear(3, 4).state_dict())
+
+
+def state_dict_keys():
+    nn.Sequential(nn.Linear(3, 2)).load_state_dict(nn.Linear(3, 2).state_dict())
+
+
+def weights_only():
+    buffer = io.BytesIO()
+    torch.save({"args": argparse.Namespace(lr=0.1)}, buffer)
+    buffer.seek(0)
+    torch.load(buffer)
+
+
+def pickle_lambda():
+    pickle.dumps(lambda: 0)
+
+
+def dataloader_spawn_lambda():
+    from torch.utils.data import DataLoader, TensorDataset
+
+    loader = DataLoader(
+        TensorDataset(torch.arange(4.0)),
+        batch_size=2,
+        num_workers=1,
+        multiprocessing_context="spawn",
+        collate_fn=lambda batch: batch,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        next(iter(loader))
+
+
+def view_transposed():
+    torch.zeros(3, 4).t().view(12)
+
+
+def cuda_tensor():
+    torch.zeros(2, device="cuda")
+
+
+def cuda_checkpoint():
+    torch.serialization.default_restore_location(torch.zeros(2).untyped_storage(), "cuda:0")
+
+
+def anomaly_nan():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly():
+            x = torch.tensor([0.0, 1.0], requires_grad=True)
+            (torch.log(x) * 0).sum().backward()
+
+
+def clip_nonfinite():
+    layer = nn.Linear(2, 1)
+    layer.weight.grad = torch.full_like(layer.weight, float("nan"))
+    layer.bias.grad = torch.zeros(1)
+    nn.utils.clip_grad_norm_(layer.parameters(), 1.0, error_if_nonfinite=True)
+
+
+needs_no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="provokes the no-CUDA error")
+
+PROVOCATIONS = [
+    # (function, kind, words that must appear in the summary)
+    (linear_features, "shape_mismatch", ["3 features", "expects 4"]),
+    (conv_channels, "conv_channels", ["3 input channels", "has 1"]),
+    (broadcast, "broadcast_mismatch", ["3 and 4"]),
+    (dtype_linear, "dtype_mismatch", ["Double", "Float"]),
+    (target_float, "target_dtype", ["Float", "Long"]),
+    (target_long_for_bce, "target_dtype", ["target"]),
+    (target_out_of_range, "target_out_of_range", ["target 10", "3 classes", "0..2"]),
+    (device_meta, "device_mismatch", ["cpu", "meta"]),
+    (numpy_requires_grad, "numpy_conversion", ["requires grad"]),
+    (backward_without_grad, "no_grad_fn", ["backward"]),
+    (backward_twice, "backward_twice", ["second time"]),
+    (inplace_after_save, "inplace_modified", ["Sigmoid"]),
+    (leaf_inplace, "leaf_inplace", ["leaf"]),
+    (cpu_oom, "out_of_memory", ["4096.00 PiB"]),
+    (torch_oom_class, "out_of_memory", ["memory"]),
+    (state_dict_shapes, "state_dict_mismatch", ["weight", "[4, 3]", "[2, 3]"]),
+    (state_dict_keys, "state_dict_mismatch", ["0.weight", "missing", "unexpected"]),
+    (weights_only, "unsafe_unpickling", ["argparse.Namespace"]),
+    (pickle_lambda, "dataloader_pickling", ["lambda"]),
+    (dataloader_spawn_lambda, "dataloader_pickling", ["lambda"]),
+    (view_transposed, "view_non_contiguous", ["contiguous"]),
+    pytest.param(cuda_tensor, "cuda_unavailable", ["GPU"], marks=needs_no_cuda),
+    pytest.param(cuda_checkpoint, "cuda_unavailable", ["CUDA"], marks=needs_no_cuda),
+    (anomaly_nan, "nonfinite", ["LogBackward0"]),
+    (clip_nonfinite, "nonfinite", ["gradient norm"]),
+]
+
+
+def provoke(fn) -> BaseException:
+    try:
+        fn()
+    except Exception as err:  # noqa: BLE001 - we want whatever torch raises
+        return err
+    pytest.fail(f"{fn.__name__} did not raise: the provocation no longer works with torch {torch.__version__}")
+
+
+@pytest.mark.parametrize("fn, kind, words", PROVOCATIONS)
+def test_real_provocation(fn, kind, words):
+    error = provoke(fn)
+    d = explain(error)
+    assert d.kind == kind, f"{fn.__name__}: {type(error).__name__}: {error} -> {d.kind}"
+    for word in words:
+        assert word.lower() in d.summary.lower(), f"{word!r} missing from summary {d.summary!r}"
+    assert d.message == str(error)
+    assert d.error_type == type(error).__name__
+    assert d.causes and d.fixes and d.chapter.startswith("book/")
+    # The message alone (no traceback) gives the same kind, except where the traceback
+    # is the only clue (a dtype error raised inside a loss).
+    if fn is not target_long_for_bce and fn is not torch_oom_class:
+        assert explain(str(error)).kind == kind
+
+
+def test_specifics_are_parsed_into_details():
+    d = explain(provoke(linear_features))
+    assert d.details["a_cols"] == "3" and d.details["b_rows"] == "4"
+    d = explain(provoke(state_dict_keys))
+    assert d.details["missing"] == ["0.weight", "0.bias"]
+    assert d.details["unexpected"] == ["weight", "bias"]
+    d = explain(provoke(target_out_of_range))
+    assert d.details["target"] == "10" and d.details["n_classes"] == 3
+    d = explain(provoke(device_meta))
+    assert {d.details["dev_a"], d.details["dev_b"]} == {"cpu", "meta"}
+
+
+def test_state_dict_prefix_is_named():
+    model = nn.Linear(3, 2)
+    wrapped = {f"module.{k}": v for k, v in model.state_dict().items()}
+    try:
+        model.load_state_dict(wrapped)
+    except RuntimeError as err:
+        d = explain(err)
+    assert d.kind == "state_dict_mismatch" and "'module.' prefix" in d.summary
+
+
+def test_memory_budget_message_if_available():
+    memory = pytest.importorskip("ice_lab.memory")
+    try:
+        with memory.MemoryBudget("1 MiB"):
+            torch.zeros(1024, 1024)
+    except torch.OutOfMemoryError as err:
+        d = explain(err)
+        assert d.kind == "out_of_memory"
+        assert d.details.get("simulated") is True
+        assert explain(str(err)).kind == "out_of_memory"
+    else:
+        pytest.fail("MemoryBudget('1 MiB') did not refuse a 4 MiB tensor")
+
+
+def test_nonfinite_error_if_available():
+    nonfinite = pytest.importorskip("ice_lab.nonfinite")
+    try:
+        with nonfinite.watch_nonfinite_ops():
+            torch.log(torch.tensor([-1.0]))
+    except RuntimeError as err:
+        assert str(err).startswith("non-finite values (NaN/Inf)")
+        d = explain(err)
+        assert d.kind == "nonfinite"
+        assert "log" in d.summary
+        assert explain(str(err)).kind == "nonfinite"
+    else:
+        pytest.fail("watch_nonfinite_ops did not catch log(-1)")
+
+
+# --------------------------------------------------------------------------- recorded CUDA texts
+
+
+def gpu_log() -> str:
+    assert GPU_LOG.exists(), f"the recorded GPU probe log is missing: {GPU_LOG}"
+    return GPU_LOG.read_text(encoding="utf-8")
+
+
+def log_errors(prefix_regex: str) -> list[str]:
+    """Messages of lines like '[label] builtins.RuntimeError: <message>' in the log."""
+    found = re.findall(rf"^\[{prefix_regex}[^\]]*\] \w+\.\w+: (.+)$", gpu_log(), re.MULTILINE)
+    assert found, f"no line matching {prefix_regex!r} in {GPU_LOG.name}"
+    return found
+
+
+def test_log_device_mismatch_texts():
+    texts = [t for t in log_errors(r"(?:cuda|Linear|matmul|cross_entropy|mse)") if "device" in t]
+    assert len(texts) >= 4
+    for text in texts:
+        d = explain(text)
+        assert d.kind == "device_mismatch", text
+        assert "cuda:0" in d.summary and "cpu" in d.summary, d.summary
+
+
+def test_log_dtype_texts():
+    texts = log_errors(r"(?:dtype mismatch on cuda|cuda half)")
+    for text in texts:
+        d = explain(text)
+        assert d.kind == "dtype_mismatch", text
+    assert "Float and Half" in explain(texts[-1]).summary
+
+
+def test_log_cuda_oom_text():
+    line = re.search(r"^OOM after .*?: (CUDA out of memory.*)$", gpu_log(), re.MULTILINE).group(1)
+    d = explain(line)
+    assert d.kind == "out_of_memory"
+    assert "256.00 MiB" in d.summary
+    head = re.search(r"msg head: (.*)$", gpu_log(), re.MULTILINE).group(1)
+    assert explain(head).kind == "out_of_memory"
+
+
+def test_log_device_side_assert_texts():
+    log = gpu_log()
+    first = re.search(r"FIRST: \w+ (CUDA error: device-side assert triggered.*?)\n\n", log, re.DOTALL).group(1)
+    d = explain(first)
+    assert d.kind == "device_side_assert"
+    assert any("restart" in fix for fix in d.fixes)
+    tails = re.findall(r"stderr tail: (.*?Assertion `[^`]+` failed\.)", log)
+    assert len(tails) == 2
+    embedding, labels = (explain(t) for t in tails)
+    assert embedding.kind == labels.kind == "device_side_assert"
+    assert "srcIndex" in embedding.details["assertion"] and "Embedding" in embedding.details["hint"]
+    assert "n_classes" in labels.details["hint"]
+
+
+# --------------------------------------------------------------------------- wording variants
+
+
+VARIANTS = [
+    # torch 1.x and other wordings the catalogue must still recognise
+    ("size mismatch, m1: [2 x 3], m2: [4 x 5] at /pytorch/aten/src/TH/generic/THTensorMath.cpp:41",
+     "shape_mismatch", "3 features"),
+    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
+     "device_mismatch", "cpu"),
+    ("expected scalar type Float but found Double", "dtype_mismatch", "Double"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+     "device_mismatch", "cuda:0"),
+    ("expected scalar type Long but found Float", "target_dtype", "Long"),
+    ("Expected object of scalar type Long but got scalar type Float for argument #2 'target' in call to _thnn_nll_loss_forward",
+     "dtype_mismatch", "Float"),
+    ("Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+     "device_mismatch", "cuda"),
+    ("Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same",
+     "dtype_mismatch", "Double"),
+    ("Expected 4-dimensional input for 4-dimensional weight [64, 3, 7, 7], but got 3-dimensional input of size [3, 224, 224] instead",
+     "conv_channels", "4-D"),
+    ("Trying to backward through the graph a second time, but the saved intermediate results have already been freed.",
+     "backward_twice", "second time"),
+    ("Trying to backward through the graph a second time, but the buffers have already been freed.",
+     "backward_twice", "second time"),
+    ("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.51 GiB already allocated)",
+     "out_of_memory", "20.00 MiB"),
+    ("CUDA error: out of memory", "out_of_memory", "memory"),
+    ("MPS backend out of memory (MPS allocated: 8.00 GB, other allocations: 1.00 MB, max allowed: 9.07 GB). Tried to allocate 256.00 MB on private pool.",
+     "out_of_memory", "256.00 MB"),
+    ("CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported",
+     "device_side_assert", "assert"),
+    ("Torch not compiled with CUDA enabled", "cuda_unavailable", "CUDA"),
+    ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+     "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu')",
+     "cuda_unavailable", "CUDA"),
+    ("Found no NVIDIA driver on your system.", "cuda_unavailable", "GPU"),
+    ("No CUDA GPUs are available", "cuda_unavailable", "CUDA"),
+    ("Can't pickle local object 'main.<locals>.<lambda>'", "dataloader_pickling", "lambda"),
+    ("AttributeError: Can't pickle local object 'main.<locals>.<lambda>'", "dataloader_pickling", "main"),
+    ("AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>",
+     "dataloader_pickling", "MyDataset"),
+    ("_pickle.PicklingError: Can't pickle <function <lambda> at 0x7f>: attribute lookup <lambda> on __main__ failed",
+     "dataloader_pickling", "lambda"),
+    ("Function 'LogBackward0' returned nan values in its 0th output.", "nonfinite", "LogBackward0"),
+    ("non-finite values (NaN/Inf) in the forward output of 'fc2'", "nonfinite", "NaN"),
+    ("RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: \"fc.weight\". ",
+     "state_dict_mismatch", "fc.weight"),
+    ("Weights only load failed. Re-running `torch.load` with `weights_only` set to `False` will likely succeed",
+     "unsafe_unpickling", "weights_only"),
+    ("a leaf Variable that requires grad has been used in an in-place operation.", "leaf_inplace", "leaf"),
+    ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+     "[torch.cuda.FloatTensor [64, 128]], which is output 0 of ReluBackward0, is at version 2; expected version 1 instead.",
+     "inplace_modified", "ReluBackward0"),
+    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+     "numpy_conversion", "cuda:0"),
+    ("Target 255 is out of bounds.", "target_out_of_range", "255"),
+    ("The size of tensor a (64) must match the size of tensor b (10) at non-singleton dimension 1",
+     "broadcast_mismatch", "64 and 10"),
+]
+
+
+@pytest.mark.parametrize("text, kind, word", VARIANTS, ids=[v[0][:40] for v in VARIANTS])
+def test_variant_wordings(text, kind, word):
+    d = explain(text)
+    assert d.kind == kind, f"{text!r} -> {d.kind}"
+    assert word.lower() in (d.summary + " " + " ".join(d.fixes)).lower(), d.summary
+
+
+def test_every_kind_is_covered_by_a_test():
+    tested = {p.values[1] if hasattr(p, "values") else p[1] for p in PROVOCATIONS}
+    tested |= {v[1] for v in VARIANTS} | {"device_side_assert"}
+    assert tested == set(KINDS) - {"unknown"}
+    provoked_on_cpu = {p.values[1] if hasattr(p, "values") else p[1] for p in PROVOCATIONS}
+    assert set(KINDS) - {"unknown"} - provoked_on_cpu == {"device_side_assert"}
+
+
+def test_catalogue_uses_only_known_kinds_and_chapters():
+    chapters = {"book/tensors", "book/autograd", "book/datasets", "book/training", "book/numerics",
+                "book/devices", "book/checkpoints"}
+    for entry in CATALOGUE:
+        assert entry.kind in KINDS and entry.kind != "unknown"
+        assert entry.chapter in chapters, entry.chapter
+        assert entry.causes and entry.fixes
+
+
+# --------------------------------------------------------------------------- anything at all
+
+
+class BadStr(Exception):
+    def __str__(self):
+        raise RuntimeError("__str__ exploded")
+
+
+class NotAStr(Exception):
+    def __str__(self):
+        return 42  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    "thing",
+    [0, 3.5, None, b"\xff\xfe bytes", bytearray(b"abc"), object(), [1, 2], {"a": 1}, "", "   \n ",
+     BadStr("boom"), NotAStr(), ValueError(), torch.zeros(3), int, KeyboardInterrupt()],
+    ids=lambda t: type(t).__name__,
+)
+def test_anything_gives_a_diagnosis(thing):
+    d = explain(thing)
+    assert isinstance(d, Diagnosis)
+    assert d.kind in KINDS
+    assert isinstance(str(d), str) and isinstance(d._repr_html_(), str)
+
+
+def test_bad_str_exception_falls_back_to_args():
+    d = explain(BadStr("Target 7 is out of bounds."))
+    assert d.kind == "target_out_of_range" and "7" in d.summary
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ValueError("invalid literal for int() with base 10: 'x'"), KeyError("lr"), ZeroDivisionError("division by zero"),
+     IndexError("list index out of range"), IndexError("tuple index out of range"), TypeError("unsupported operand"),
+     FileNotFoundError(2, "No such file or directory"), AssertionError()],
+    ids=lambda e: type(e).__name__,
+)
+def test_non_torch_errors_are_unknown(error):
+    d = explain(error)
+    assert d.kind == "unknown"
+    assert d.message == str(error)
+
+
+def test_unknown_preserves_message():
+    d = explain("something nobody has ever seen")
+    assert d.kind == "unknown" and d.message == "something nobody has ever seen"
+    assert "something nobody has ever seen" in d.summary
+
+
+def test_huge_message_is_fast_and_preserved():
+    text = "x" * 100_000
+    start = time.perf_counter()
+    d = explain(text)
+    assert time.perf_counter() - start < 2.0
+    assert d.kind == "unknown" and d.message == text
+    wrapped = "Caught RuntimeError in DataLoader worker process 0.\n" + "frame\n" * 20_000 + \
+        "RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1"
+    d = explain(wrapped)
+    assert d.kind == "shape_mismatch" and "[3]" in d.summary and d.message == wrapped
+    adversarial = "mat1 and mat2 shapes cannot be multiplied (" + "1x" * 50_000
+    start = time.perf_counter()
+    explain(adversarial)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_chained_cause_is_diagnosed():
+    try:
+        try:
+            linear_features()
+        except RuntimeError as err:
+            raise ValueError("training step failed") from err
+    except ValueError as outer:
+        d = explain(outer)
+    assert d.kind == "shape_mismatch"
+    assert "training step failed" in d.details["chained_from"]
+
+
+def test_implicit_context_is_diagnosed():
+    try:
+        try:
+            device_meta()
+        except RuntimeError:
+            raise LookupError("while handling the batch")
+    except LookupError as outer:
+        d = explain(outer)
+    assert d.kind == "device_mismatch"
+
+
+def test_specific_outer_error_wins_over_its_cause():
+    try:
+        try:
+            linear_features()
+        except RuntimeError as err:
+            raise RuntimeError("Target 4 is out of bounds.") from err
+    except RuntimeError as outer:
+        assert explain(outer).kind == "target_out_of_range"
+
+
+def test_cyclic_chain_terminates():
+    a, b = ValueError("a"), ValueError("b")
+    a.__cause__, b.__cause__ = b, a
+    assert explain(a).kind == "unknown"
+
+
+def test_text_and_html_forms():
+    d = explain("Can't get attribute 'MyDataset' on <module '__main__' (built-in)>")
+    text = str(d)
+    assert text.splitlines()[0].startswith("[dataloader_pickling]")
+    assert "Fixes:" in text and "Read: book/datasets" in text
+    page = d._repr_html_()
+    assert "dataloader_pickling" in page
+    page = explain("Can't pickle local object 'main.<locals>.<lambda>'")._repr_html_()
+    assert "main.&lt;locals&gt;.&lt;lambda&gt;" in page and "<locals>" not in page
+    assert "<script" not in page and "dataloader_pickling" in page and "<li>" in page
+
+
+def test_html_escapes_the_message_specifics():
+    d = explain("Can't pickle local object '<script>alert(1)</script>'")
+    assert "<script>" not in d._repr_html_()
+
+
+def test_reexported_from_package():
+    assert ice_lab.explain is explain and ice_lab.Diagnosis is Diagnosis
+
+
+def test_public_docstrings_name_a_chapter():
+    module = importlib.import_module("ice_lab.explain")  # ice_lab.explain is the function
+    magic = importlib.import_module("ice_lab.magic")
+
+    for obj in (module.explain, module.Diagnosis, magic.load_ipython_extension,
+                magic.unload_ipython_extension, magic.is_torch_related):
+        assert obj.__doc__ and re.search(r"chapter", obj.__doc__, re.IGNORECASE), obj
