@@ -1,0 +1,52 @@
+"""tools/gpu_verify.py: it cannot run here (no GPU in CI), but it must load, list its
+checks, and refuse a machine without CUDA at once, with a clear message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import gpu_verify  # noqa: E402
+
+
+def test_every_gpu_only_path_has_a_check():
+    names = " | ".join(name for name, _ in gpu_verify.GPU_CHECKS)
+    for topic in ("device mismatch", "cap_gpu_memory", "memory_trace", "run_isolated", "GradScaler", "estimate_peak"):
+        assert topic in names, f"no GPU check for {topic}"
+    assert all(callable(fn) for _, fn in gpu_verify.GPU_CHECKS)
+
+
+def test_list_runs_nothing_and_works_anywhere(capsys):
+    assert gpu_verify.main(["--list"]) == 0
+    assert capsys.readouterr().out.count("\n") == len(gpu_verify.GPU_CHECKS)
+
+
+def test_summary_line_counts_passes_and_failures(capsys):
+    def ok():
+        return "fine"
+
+    def broken():
+        gpu_verify.require(False, "broken on purpose")
+
+    assert gpu_verify.run_checks([("a", ok), ("b", broken), ("c", ok)]) == (2, 1)
+    out = capsys.readouterr().out
+    assert "PASS  a: fine" in out and "FAIL  b: CheckFailed: broken on purpose" in out
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_refuses_a_machine_without_cuda_at_once():
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gpu_verify.py")],
+        capture_output=True, text=True, timeout=120, env=env, cwd=ROOT,
+    )
+    assert proc.returncode == 2
+    assert "CUDA is not available" in proc.stderr
+    assert "GPU verification:" not in proc.stdout, "nothing may run without CUDA"

@@ -1,0 +1,362 @@
+"""GPU verification for Tensor of Ice: run it on a machine with a CUDA GPU.
+
+    python tools/gpu_verify.py                 # every notebook + every GPU-only check
+    python tools/gpu_verify.py --skip-notebooks
+    python tools/gpu_verify.py --list          # name the checks; runs nothing (works anywhere)
+
+The committed notebooks were executed on a CPU: on a GPU their CUDA branches
+(`if torch.cuda.is_available():`) take the other path, which CI never runs. This script
+executes every notebook in book/ and labs/ on the GPU (execution only: outputs differ from
+the committed CPU outputs by design, so they are not compared), then runs the GPU-only
+behaviour the book quotes from reference/gpu-probe-h200.log, and ends with one line:
+
+    GPU verification: N passed, M failed
+
+Exit status: 0 when everything passed, 1 when something failed, 2 when this machine has no
+CUDA (nothing is run). It is not part of `make test`: CI has no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))
+
+MiB = 2**20
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+# --------------------------------------------------------------------------- GPU checks
+# Each returns a short string of figures for the log, or raises.
+
+
+def check_device_mismatch_text() -> str:
+    import torch
+    from torch import nn
+
+    import ice_lab
+
+    texts = []
+    cases = [
+        ("cuda+cpu add", lambda: torch.ones(2, device="cuda") + torch.ones(2), "found at least two devices"),
+        ("Linear(cuda)(cpu)", lambda: nn.Linear(3, 2).cuda()(torch.ones(4, 3)), "mat1 is on cpu"),
+        (
+            "cross_entropy cuda/cpu",
+            lambda: nn.functional.cross_entropy(torch.zeros(4, 3, device="cuda"), torch.tensor([0, 1, 2, 0])),
+            "target is on cpu",
+        ),
+    ]
+    for name, fn, words in cases:
+        try:
+            fn()
+        except RuntimeError as err:
+            msg = str(err)
+            require("Expected all tensors to be on the same device" in msg, f"{name}: unexpected text {msg!r}")
+            require(words in msg, f"{name}: the message no longer contains {words!r}: {msg!r}")
+            kind = ice_lab.explain(err).kind
+            require(kind == "device_mismatch", f"{name}: explain() said {kind!r}")
+            texts.append(name)
+        else:
+            raise CheckFailed(f"{name}: no error")
+    # a 0-dim CPU tensor may join a CUDA tensor
+    (torch.ones(2, device="cuda") + torch.tensor(1.0)).sum().item()
+    try:
+        torch.ones(3, device="cuda").numpy()
+    except TypeError as err:
+        require("can't convert cuda:0 device type tensor to numpy" in str(err), f"numpy(): {err}")
+    else:
+        raise CheckFailed(".numpy() on a CUDA tensor did not raise")
+    return ", ".join(texts) + ", .numpy() text"
+
+
+def check_oom_and_recovery() -> str:
+    import torch
+
+    import ice_lab
+
+    torch.cuda.empty_cache()
+    blocks = []
+    caught = None
+    with ice_lab.cap_gpu_memory(1.0):
+        try:
+            for _ in range(64):
+                blocks.append(torch.empty(128 * MiB, dtype=torch.uint8, device="cuda"))
+        except torch.OutOfMemoryError as err:
+            caught = err
+    require(caught is not None, "no OutOfMemoryError under a 1 GiB cap")
+    kind = ice_lab.explain(caught).kind
+    require(kind == "out_of_memory", f"explain() said {kind!r}")
+    got = len(blocks)
+    del blocks, caught
+    torch.cuda.empty_cache()
+    after = torch.empty(512 * MiB, dtype=torch.uint8, device="cuda")
+    ok = after.numel() == 512 * MiB
+    del after
+    torch.cuda.empty_cache()
+    require(ok, "could not allocate after the OOM")
+    return f"OOM after {got} x 128 MiB under a 1 GiB cap; 512 MiB allocated afterwards"
+
+
+def check_allocated_vs_reserved() -> str:
+    import torch
+
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated()
+    blocks = [torch.empty(256 * MiB, dtype=torch.uint8, device="cuda") for _ in range(4)]
+    alloc, reserved = torch.cuda.memory_allocated() - base, torch.cuda.memory_reserved()
+    del blocks
+    alloc_after, reserved_after = torch.cuda.memory_allocated() - base, torch.cuda.memory_reserved()
+    torch.cuda.empty_cache()
+    reserved_empty = torch.cuda.memory_reserved()
+    require(alloc == 1024 * MiB and reserved >= alloc, f"allocated {alloc}, reserved {reserved}")
+    require(alloc_after == 0 and reserved_after >= 1024 * MiB, "del should keep the cache reserved")
+    require(reserved_empty < 64 * MiB, f"empty_cache left {reserved_empty / MiB:.0f} MiB reserved")
+    return f"reserved {reserved / MiB:.0f} -> {reserved_after / MiB:.0f} -> {reserved_empty / MiB:.0f} MiB"
+
+
+def check_memory_trace_growth() -> str:
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    import ice_lab
+
+    ice_lab.set_seed(0)
+    net = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).cuda()
+    batches = [(torch.randn(64, 256, device="cuda"), torch.randint(0, 10, (64,), device="cuda")) for _ in range(12)]
+
+    def run(keep_tensor: bool) -> float:
+        trace = ice_lab.memory_trace()
+        total = 0.0
+        for step, (xb, yb) in enumerate(batches):
+            loss = F.cross_entropy(net(xb), yb)
+            total = total + loss if keep_tensor else total + loss.item()
+            trace.record(step)
+        require(trace.reserved is not None, "memory_trace on CUDA should record reserved bytes too")
+        del total
+        return trace.growth_per_step()
+
+    leak, clean = run(True), run(False)
+    require(leak > 64 * 1024, f"the leak grows only {leak:.0f} bytes/step")
+    require(abs(clean) < 4096, f"loss.item() still grows {clean:.0f} bytes/step")
+    return f"total_loss += loss: {leak:,.0f} bytes/step; += loss.item(): {clean:,.0f} bytes/step"
+
+
+def check_run_isolated_device_assert() -> str:
+    import torch
+
+    import ice_lab
+
+    source = (
+        "import torch\n"
+        "table = torch.nn.Embedding(10, 4).cuda()\n"
+        "out = table(torch.tensor([1, 2, 12], device='cuda'))\n"
+        "print('returned')\n"
+        "out.sum().item()\n"
+    )
+    result = ice_lab.run_isolated(source, timeout=180)
+    require(not result.ok, "the child did not fail")
+    require("device-side assert" in (result.message or ""), f"child message: {result.message!r}")
+    require("returned" in result.stdout, "the asynchronous error was expected after the launch returned")
+    kind = result.diagnosis.kind if result.diagnosis is not None else None
+    require(kind == "device_side_assert", f"diagnosis {kind!r}")
+    blocking = ice_lab.run_isolated("import os\nos.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n" + source, timeout=180)
+    require(not blocking.ok and "device-side assert" in (blocking.message or ""), "CUDA_LAUNCH_BLOCKING child")
+    require(torch.ones(2, device="cuda").sum().item() == 2.0, "the parent's CUDA context was harmed")
+    return f"child: {result.exception_type}; parent still fine"
+
+
+def check_fp16_gradscaler() -> str:
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    import ice_lab
+
+    ice_lab.set_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 1)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    scaler = torch.amp.GradScaler("cuda")
+    require(scaler.get_scale() == 65536.0, f"initial scale {scaler.get_scale()}")
+    x = torch.randn(256, 32, device="cuda")
+    y = x[:, :1] * 2 + 1
+    losses = []
+    for _ in range(30):
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            out = model(x)
+            require(out.dtype == torch.float16, f"autocast output {out.dtype}")
+            loss = F.mse_loss(out.float(), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        losses.append(loss.item())
+    require(all(torch.isfinite(torch.tensor(losses))), "non-finite loss")
+    require(losses[-1] < losses[0], f"did not learn: {losses[0]:.4f} -> {losses[-1]:.4f}")
+    half = torch.tensor(300.0, device="cuda", dtype=torch.float16)
+    require(torch.isinf(half * half).item(), "fp16 300*300 should overflow")
+    return f"loss {losses[0]:.4f} -> {losses[-1]:.4f}, final scale {scaler.get_scale():.0f}"
+
+
+def check_estimate_peak() -> str:
+    import torch
+    from torch import nn
+
+    import ice_lab
+
+    def make():
+        ice_lab.set_seed(0)
+        return nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
+
+    batch = (torch.randn(2048, 1024), torch.randint(0, 10, (2048,)))
+    model = make()
+    estimate = ice_lab.estimate_peak(model, batch, nn.CrossEntropyLoss(), torch.optim.Adam(model.parameters()))
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    model = make().cuda()
+    opt = torch.optim.Adam(model.parameters())
+    xb, yb = batch[0].cuda(), batch[1].cuda()
+    nn.CrossEntropyLoss()(model(xb), yb).backward()
+    opt.step()
+    torch.cuda.synchronize()
+    measured = torch.cuda.max_memory_allocated() - base
+    del model, opt, xb, yb
+    torch.cuda.empty_cache()
+    ratio = estimate / measured
+    require(abs(ratio - 1) <= 0.05, f"estimate {estimate / MiB:.1f} MiB vs measured {measured / MiB:.1f} MiB")
+    return f"estimate {estimate / MiB:.1f} MiB, measured {measured / MiB:.1f} MiB (ratio {ratio:.3f})"
+
+
+def check_matmul_formats() -> str:
+    import torch
+
+    def rate(dtype, precision="highest", n=8192, repeats=10):
+        torch.set_float32_matmul_precision(precision)
+        a = torch.randn(n, n, device="cuda", dtype=dtype)
+        b = torch.randn(n, n, device="cuda", dtype=dtype)
+        a @ b
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            a @ b
+        torch.cuda.synchronize()
+        torch.set_float32_matmul_precision("highest")
+        return 2 * n**3 * repeats / (time.perf_counter() - start) / 1e12
+
+    fp32, tf32, bf16 = rate(torch.float32), rate(torch.float32, "high"), rate(torch.bfloat16)
+    require(bf16 > fp32, "bf16 should beat fp32 on a GPU with tensor cores")
+    return f"fp32 {fp32:.1f}, TF32 {tf32:.1f}, bf16 {bf16:.1f} TFLOP/s"
+
+
+GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
+    ("device mismatch and .numpy() CUDA texts", check_device_mismatch_text),
+    ("allocated vs reserved, empty_cache", check_allocated_vs_reserved),
+    ("cap_gpu_memory OOM + recovery", check_oom_and_recovery),
+    ("memory_trace growth on CUDA", check_memory_trace_growth),
+    ("run_isolated device-side assert", check_run_isolated_device_assert),
+    ("fp16 autocast + GradScaler", check_fp16_gradscaler),
+    ("estimate_peak within 5% of the CUDA peak", check_estimate_peak),
+    ("fp32 / TF32 / bf16 matmul throughput", check_matmul_formats),
+]
+
+
+# --------------------------------------------------------------------------- running
+def notebook_checks(paths: list[Path], timeout: int) -> list[tuple[str, Callable[[], str]]]:
+    import booktools
+
+    def runner(path: Path) -> Callable[[], str]:
+        def run() -> str:
+            start = time.perf_counter()
+            booktools.execute(path, timeout=timeout)  # raises CellExecutionError on any error
+            return f"executed in {time.perf_counter() - start:.1f} s"
+
+        return run
+
+    return [(f"notebook {p}", runner(p)) for p in paths]
+
+
+def run_checks(checks: list[tuple[str, Callable[[], str]]]) -> tuple[int, int]:
+    passed = failed = 0
+    for name, fn in checks:
+        try:
+            detail = fn()
+        except Exception as err:  # one failed check never stops the others
+            failed += 1
+            text = str(err).strip().splitlines()
+            print(f"FAIL  {name}: {type(err).__name__}: {text[0] if text else ''}", flush=True)
+            if not isinstance(err, CheckFailed):
+                print(traceback.format_exc(limit=4), flush=True)
+        else:
+            passed += 1
+            print(f"PASS  {name}: {detail}", flush=True)
+        with contextlib.suppress(Exception):
+            import torch
+
+            torch.cuda.empty_cache()
+    return passed, failed
+
+
+def cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", help="notebooks to execute (default: all of book/ and labs/)")
+    parser.add_argument("--skip-notebooks", action="store_true", help="run only the GPU-only checks")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per notebook cell (default 900)")
+    parser.add_argument("--list", action="store_true", help="name the checks and exit; runs nothing")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for name, _ in GPU_CHECKS:
+            print(name)
+        return 0
+    if not cuda_available():
+        print(
+            "gpu_verify: CUDA is not available on this machine (torch.cuda.is_available() is False), "
+            "so nothing was run. Run this script on a machine with an NVIDIA GPU and a CUDA build "
+            "of PyTorch; on a CPU, `make test` is the check.",
+            file=sys.stderr,
+        )
+        return 2
+
+    import torch
+
+    print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}", flush=True)
+    checks: list[tuple[str, Callable[[], str]]] = []
+    if not args.skip_notebooks:
+        import booktools
+
+        paths = [Path(p) for p in args.notebooks] or booktools.notebooks()
+        checks += notebook_checks(paths, args.timeout)
+    checks += GPU_CHECKS
+    passed, failed = run_checks(checks)
+    print(f"GPU verification: {passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
