@@ -15,6 +15,7 @@ from .explain import Diagnosis, explain
 from .magic import load_ipython_extension, unload_ipython_extension
 from .summary import summary
 from .nonfinite import NonFiniteError, watch_nonfinite, watch_nonfinite_ops
+from .memory import MemoryBudget, MemoryTrace, cap_gpu_memory, estimate_peak, memory_trace
 
 __all__ = [
     "__version__",
@@ -32,4 +33,9 @@ __all__ = [
     "NonFiniteError",
     "watch_nonfinite",
     "watch_nonfinite_ops",
+    "MemoryBudget",
+    "MemoryTrace",
+    "memory_trace",
+    "estimate_peak",
+    "cap_gpu_memory",
 ]
