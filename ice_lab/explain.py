@@ -223,6 +223,9 @@ def _state_dict_specifics(m: "re.Match[str]", text: str, error: Optional[BaseExc
             f"{len(sizes)} with the wrong shape (e.g. {k['key']}: checkpoint {k['checkpoint']}, "
             f"model {k['model']})"
         )
+    if re.search(r"parameter group", text):
+        parts.append("the optimizer's parameter groups differ from the saved ones "
+                     "(the model changed, or the state belongs to another optimizer)")
     out["problems"] = "; ".join(parts) or "keys or shapes differ"
     prefixes = [p for p in ("module.", "_orig_mod.") if any(k.startswith(p) for k in out["unexpected"] + out["missing"])]
     if prefixes:
@@ -484,6 +487,7 @@ CATALOGUE: list[Entry] = [
             r"Error\(s\) in loading state_dict for (?P<model>\w+)",
             r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict",
             r"size mismatch for [\w.]+: copying a param with shape",
+            r"loaded state dict (?:contains a parameter group that doesn't match|has a different number of parameter groups)",
         ],
         summary="the checkpoint does not fit this model: {problems}",
         fallback="the checkpoint's keys or shapes do not fit this model",
@@ -904,6 +908,7 @@ CATALOGUE: list[Entry] = [
             r"Given normalized_shape=\[(?P<normalized>[^\]]*)\], expected input with shape \[\*, (?P<expected>[^\]]*)\], but got input of size ?\[(?P<input>[^\]]*)\]",
             r"input\.size\(-1\) must be equal to input_size\. Expected (?P<expected>\d+), got (?P<got>\d+)",
             r"Expected size for first two dimensions of batch2 tensor to be: \[(?P<expected>[^\]]*)\] but got: \[(?P<got>[^\]]*)\]",
+            r"Expected target size \[(?P<expected>[^\]]*)\], got \[(?P<got>[^\]]*)\]",
             r"Dimension out of range \(expected to be in range of \[(?P<lo>-?\d+), (?P<hi>-?\d+)\], but got (?P<got>-?\d+)\)",
             r"size mismatch|shapes? (?:mismatch|cannot be multiplied)|must have the same shape|"
             r"same number of dimensions|number of dims don'?t match|inconsistent tensor size|"
@@ -1018,7 +1023,8 @@ def _generic_shape_specifics(m: "re.Match[str]") -> dict:
     elif "dim" in d:
         d["detail"] = f"torch.cat needs equal sizes outside dimension {d['dim']}: expected {d['expected']}, got {d['got']}"
     elif "expected" in d and "got" in d:
-        d["detail"] = f"expected {d['expected']}, got {d['got']}"
+        show = (lambda v: f"[{v}]" if "," in v else v)
+        d["detail"] = f"expected {show(d['expected'])}, got {show(d['got'])}"
     return d
 
 
