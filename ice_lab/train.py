@@ -285,12 +285,14 @@ def fit(
     params = [p for group in optimizer.param_groups for p in group["params"]]
 
     try:
-        epoch_bar = tqdm(range(1, epochs + 1), desc="epochs", disable=not progress)
+        # No explicit disable=False when progress is on: TQDM_DISABLE=1 must still win.
+        bar_options: dict[str, Any] = {} if progress else {"disable": True}
+        epoch_bar = tqdm(range(1, epochs + 1), desc="epochs", **bar_options)
         for epoch in epoch_bar:
             model.train()
             lr = float(optimizer.param_groups[0]["lr"])
             total_loss, total, in_group = 0.0, 0, 0
-            batches = tqdm(train_loader, desc=f"epoch {epoch}", leave=False, disable=not progress)
+            batches = tqdm(train_loader, desc=f"epoch {epoch}", leave=False, **bar_options)
             for batch in batches:
                 inputs, targets = _unpack(batch, "train_loader")
                 inputs, targets = inputs.to(device), targets.to(device)

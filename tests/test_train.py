@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import csv
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -340,3 +343,27 @@ def test_history_plot():
     assert len(ax.lines) == 2 and ax.get_title() == "t"
     h2 = History(epoch=[1], train_loss=[1.0], val_loss=[None], val_accuracy=[None], lr=[0.1])
     assert len(h2.plot().lines) == 1
+
+
+def test_progress_bars_on_and_off(capsys):
+    model = linear()
+    train, _ = loaders()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, progress=True)
+    assert "epochs" in capsys.readouterr().err
+    fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, progress=False)
+    assert "epochs" not in capsys.readouterr().err
+
+
+def test_tqdm_disable_silences_the_bars():
+    # tqdm reads TQDM_DISABLE when it is imported, hence a fresh interpreter.
+    code = (
+        "import torch; from torch import nn; from ice_lab.train import fit\n"
+        "m = nn.Linear(2, 3)\n"
+        "data = [(torch.zeros(4, 2), torch.zeros(4, dtype=torch.long))]\n"
+        "fit(m, data, nn.CrossEntropyLoss(), torch.optim.SGD(m.parameters(), lr=0.1), epochs=2)\n"
+    )
+    env = dict(os.environ, TQDM_DISABLE="1")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "epochs" not in done.stderr, "fit(progress=True) must not override TQDM_DISABLE=1"
