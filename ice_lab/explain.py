@@ -292,6 +292,8 @@ def _oom_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]
     where = "a simulated budget (ice_lab.MemoryBudget)" if out["simulated"] else f"{out['device']} memory" if "device" in out else "memory"
     if "request" in out:
         out["summary"] = f"an allocation of {out['request']} did not fit in {where}"
+        if "live" in out and "limit" in out:
+            out["summary"] += f": {out['live']} already live, limit {out['limit']}"
     else:
         out["summary"] = f"a tensor allocation did not fit in {where}"
     return out
@@ -368,7 +370,7 @@ CATALOGUE: list[Entry] = [
     Entry(
         kind="out_of_memory",
         patterns=[
-            r"simulated.{0,200}?(?:requested|tried to allocate)\s*(?P<request>[\d.,]+\s*[KMGT]?i?B)",
+            r"simulated.{0,200}?(?:requested|tried to allocate)\s*(?P<request>[\d.,]+\s*(?:[KMGTP]i?B|bytes))(?:[;,]\s*(?P<live>[\d.,]+\s*(?:[KMGTP]i?B|bytes)) live[;,]\s*limit (?P<limit>[\d.,]+\s*(?:[KMGTP]i?B|bytes)))?",
             r"(?P<device>CUDA|HIP|MPS|XPU)(?: backend)? out of memory.{0,300}?Tried to allocate (?P<request>[\d.]+ ?[KMGT]?i?B)",
             r"(?P<device>CUDA|HIP|MPS|XPU)(?: backend)?(?: error:)? out of memory",
             r"DefaultCPUAllocator: can'?t allocate memory: you tried to allocate (?P<bytes>\d+) bytes",

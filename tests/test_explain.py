@@ -245,6 +245,7 @@ def test_memory_budget_message_if_available():
         d = explain(err)
         assert d.kind == "out_of_memory"
         assert d.details.get("simulated") is True
+        assert "simulated" in d.summary and "limit 1.00 MiB" in d.summary, d.summary
         assert explain(str(err)).kind == "out_of_memory"
     else:
         pytest.fail("MemoryBudget('1 MiB') did not refuse a 4 MiB tensor")
@@ -377,6 +378,9 @@ VARIANTS = [
     ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
      "numpy_conversion", "cuda:0"),
     ("Target 255 is out of bounds.", "target_out_of_range", "255"),
+    ("Expected target size [2, 4], got [2, 5]", "shape_mismatch", "[2, 5]"),
+    ("loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+     "state_dict_mismatch", "parameter groups"),
     ("The size of tensor a (64) must match the size of tensor b (10) at non-singleton dimension 1",
      "broadcast_mismatch", "64 and 10"),
 ]
