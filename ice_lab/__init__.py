@@ -16,6 +16,7 @@ from .magic import load_ipython_extension, unload_ipython_extension
 from .summary import summary
 from .nonfinite import NonFiniteError, watch_nonfinite, watch_nonfinite_ops
 from .memory import MemoryBudget, MemoryTrace, cap_gpu_memory, estimate_peak, memory_trace
+from .isolate import IsolatedResult, run_isolated
 
 __all__ = [
     "__version__",
@@ -38,4 +39,6 @@ __all__ = [
     "memory_trace",
     "estimate_peak",
     "cap_gpu_memory",
+    "run_isolated",
+    "IsolatedResult",
 ]
