@@ -30,7 +30,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 from torch import nn
-from tqdm.auto import tqdm
+
+from .progress import tqdm
 
 __all__ = ["History", "fit", "evaluate", "overfit_one_batch"]
 
@@ -226,7 +227,8 @@ def fit(
             batch. A short group at the end of an epoch is stepped too.
         log_csv: optional path; a CSV with columns epoch, train_loss, val_loss,
             val_accuracy, lr is written, one row per epoch, flushed as it goes.
-        progress: show tqdm progress bars (``TQDM_DISABLE=1`` turns them off everywhere).
+        progress: show tqdm progress bars (``ice_lab.progress.tqdm``: ``TQDM_DISABLE=1`` in the
+            environment turns them off, in Jupyter too).
         callbacks: callables called at the end of every epoch, after logging, as
             ``callback(epoch, history, model, optimizer)`` (``epoch`` counts from 1). A
             callback that returns ``True`` stops training after that epoch (early stopping);
@@ -285,8 +287,8 @@ def fit(
     params = [p for group in optimizer.param_groups for p in group["params"]]
 
     try:
-        # No explicit disable=False when progress is on: TQDM_DISABLE=1 must still win.
-        bar_options: dict[str, Any] = {} if progress else {"disable": True}
+        # progress=True leaves the choice to the environment: TQDM_DISABLE=1 still wins.
+        bar_options: dict[str, Any] = {"disable": None if progress else True}
         epoch_bar = tqdm(range(1, epochs + 1), desc="epochs", **bar_options)
         for epoch in epoch_bar:
             model.train()

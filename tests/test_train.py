@@ -345,10 +345,14 @@ def test_history_plot():
     assert len(h2.plot().lines) == 1
 
 
-def test_progress_bars_on_and_off(capsys):
+def test_progress_bars_on_and_off(capsys, monkeypatch):
     model = linear()
     train, _ = loaders()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, progress=True)
+    assert "epochs" not in capsys.readouterr().err, "TQDM_DISABLE=1 must win over progress=True"
+    monkeypatch.delenv("TQDM_DISABLE")
     fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, progress=True)
     assert "epochs" in capsys.readouterr().err
     fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, progress=False)
