@@ -371,3 +371,22 @@ def test_tqdm_disable_silences_the_bars():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "epochs" not in done.stderr, "fit(progress=True) must not override TQDM_DISABLE=1"
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_fit_sees_the_loader_order_of_a_plain_loop(progress):
+    # A progress bar must not change the data order (tqdm.auto calls iter() an extra time
+    # on what it wraps, which draws from the DataLoader's generator).
+    def loader():
+        return DataLoader(blobs(64), batch_size=16, shuffle=True, generator=torch.Generator().manual_seed(0))
+
+    plain = [yb.tolist() for _, yb in loader()]
+    seen = []
+
+    def loss_fn(out, target):
+        seen.append(target.tolist())
+        return nn.functional.cross_entropy(out, target)
+
+    model = linear()
+    fit(model, loader(), loss_fn, torch.optim.SGD(model.parameters(), lr=0.1), epochs=1, progress=progress)
+    assert seen == plain
