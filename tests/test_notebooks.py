@@ -123,6 +123,6 @@ def test_lab_has_three_exercises(path):
 
 @pytest.mark.parametrize("path", LABS, ids=ids(LABS))
 def test_lab_follows_the_arc(path):
-    headings = " ".join(c.source for c in booktools.read(path).cells if c.cell_type == "markdown")
+    headings = "\n".join(c.source for c in booktools.read(path).cells if c.cell_type == "markdown")
     for step in ("Provoke", "Observe", "Diagnose", "Fix", "Verify"):
         assert re.search(rf"^#+ .*{step}", headings, re.MULTILINE), f"{path}: no '{step}' heading"
