@@ -101,6 +101,10 @@ class Diagnosis:
             lines.append(f"Read: {self.chapter}")
         return "\n".join(lines)
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's text form is the short text, not the dataclass repr."""
+        printer.text(str(self))
+
     def _repr_html_(self) -> str:
         esc = html.escape
         parts = [
@@ -130,6 +134,9 @@ Specifics = Callable[["re.Match[str]", str, Optional[BaseException]], dict]
 @dataclass
 class Entry:
     """One recognisable failure: how to spot it and what to say about it.
+
+    The catalogue (``CATALOGUE``) is a list of these; add one to teach ``explain`` a new
+    failure. Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
 
     ``summary`` is a ``str.format`` template over ``details`` (the named groups of the
     match plus whatever ``specifics`` adds); ``fallback`` is used when a name is missing.
@@ -267,7 +274,7 @@ def _view_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException
 
 
 def _unpickling_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]) -> dict:
-    found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", text)
+    found = re.search(r"Unsupported (?:global: GLOBAL|class) ([\w.]+)", text)
     return {"global_name": found.group(1)} if found else {}
 
 
@@ -408,6 +415,7 @@ CATALOGUE: list[Entry] = [
             r"No (?P<backend>CUDA) GPUs are available",
             r"(?P<backend>CUDA) driver version is insufficient|NVIDIA driver on your system is too old",
             r"invalid device ordinal",
+            r"there is no (?P<backend>CUDA) device|no (?P<backend2>CUDA) devices? (?:is |are )?(?:available|found)",
             r"no kernel image is available for execution on the device",
             r"(?P<backend>CUDA|MPS) (?:is not available|not available|backend is not available)",
         ],
@@ -514,7 +522,7 @@ CATALOGUE: list[Entry] = [
         patterns=[
             r"Weights only load failed",
             r"WeightsUnpickler error",
-            r"Unsupported global: GLOBAL",
+            r"Unsupported global: GLOBAL|Unsupported class [\w.]+",
             r"weights_only",
         ],
         summary="torch.load(weights_only=True) refused to unpickle {global_name}",
@@ -537,7 +545,7 @@ CATALOGUE: list[Entry] = [
     Entry(
         kind="dataloader_pickling",
         patterns=[
-            r"Can'?t (?:pickle|get) local object '?(?P<obj>[\w.<>]+)",
+            r"Can'?t (?:pickle|get) local object '?(?:<(?:function|class) )?(?P<obj>[\w.<>]+)",
             r"Can'?t get attribute '(?P<obj>\w+)' on <module '__main__'",
             r"Can'?t pickle <(?:function|class) '?(?P<obj>[\w.<>]+)",
             r"attribute lookup (?P<obj>[\w.<>]+) on __main__ failed",

@@ -543,3 +543,25 @@ def test_public_docstrings_name_a_chapter():
     for obj in (module.explain, module.Diagnosis, magic.load_ipython_extension,
                 magic.unload_ipython_extension, magic.is_torch_related):
         assert obj.__doc__ and re.search(r"chapter", obj.__doc__, re.IGNORECASE), obj
+
+
+def test_fuzz_never_raises_and_stays_fast():
+    """Random mixtures of catalogue words, brackets and digits: no crash, no slow regex."""
+    import random
+
+    rng = random.Random(0)
+    words = ["mat1", "and", "mat2", "shapes", "(", ")", "[", "]", "x", "2", "device", "cuda:0", "cpu",
+             "Target", "out of bounds", "Input type", "torch.cuda.FloatTensor", "simulated", "tried to allocate",
+             "MiB", "live;", "limit", "'", '"', "\n", "\t", "Missing key(s) in state_dict:", "<locals>", "!", ",",
+             "nan", "inf", "expected", "but got", "size", "Can't pickle", "weights_only", "é", "\x1b[1m"]
+    slowest = 0.0
+    for i in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 400)))
+        if i % 50 == 0:
+            text = text * 50  # some long ones
+        start = time.perf_counter()
+        d = explain(text)
+        slowest = max(slowest, time.perf_counter() - start)
+        assert d.kind in KINDS and d.message == text
+        str(d), d._repr_html_()
+    assert slowest < 1.0, f"slowest explain took {slowest:.2f} s"
