@@ -115,9 +115,11 @@ class _Tracker:
         self.peak = 0
         self.requested: int | None = None
         self.sizes: dict[int, int] = {}  # StorageImpl address -> bytes counted
+        self._refs: dict[int, weakref.ref] = {}  # ... -> weak reference whose callback credits it
 
     def _freed(self, key: int) -> None:
         self.live -= self.sizes.pop(key, 0)
+        self._refs.pop(key, None)
 
     def _grow(self, nbytes: int) -> None:
         if self.limit is not None and self.live + nbytes > self.limit:
@@ -132,16 +134,13 @@ class _Tracker:
         self.peak = max(self.peak, self.live)
 
     def observe(self, out: Any, args: Any, kwargs: Any, fresh_inputs: bool = False) -> None:
-        outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-        if not outputs:
-            return
-        inputs: set[int] = set()
-        if not fresh_inputs:
-            for a in tree_leaves((args, kwargs)):
-                if isinstance(a, torch.Tensor):
-                    s = _storage(a)
-                    if s is not None:
-                        inputs.add(s._cdata)
+        if isinstance(out, torch.Tensor):
+            outputs = [out]
+        elif isinstance(out, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in out):
+            outputs = list(out)
+        else:
+            outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+        inputs: set[int] | None = set() if fresh_inputs else None  # computed only when needed
         for t in outputs:
             s = _storage(t)
             if s is None:
@@ -155,13 +154,36 @@ class _Tracker:
                     self.live -= old - nbytes
                 self.sizes[key] = nbytes
                 continue
-            if key in inputs or nbytes == 0:
-                continue  # a view of, or in-place write into, storage allocated before
-            if not self.count_meta and t.device.type == "meta":
+            if nbytes == 0 or (t.is_meta and not self.count_meta):
                 continue
+            if inputs is None:
+                inputs = _input_storages(args, kwargs)
+            if key in inputs:
+                continue  # a view of, or in-place write into, storage allocated before
             self._grow(nbytes)  # raises over the limit: the new storage is then never counted
             self.sizes[key] = nbytes
-            weakref.finalize(s, self._freed, key)
+            self._refs[key] = weakref.ref(s, lambda _, key=key: self._freed(key))
+
+
+def _input_storages(args: Any, kwargs: Any) -> set[int]:
+    """Storage addresses of the tensors among an op's arguments (lists of tensors included)."""
+    found: set[int] = set()
+    values = list(args) + list(kwargs.values())
+    for a in values:
+        if isinstance(a, torch.Tensor):
+            items: Any = (a,)
+        elif isinstance(a, (tuple, list)):
+            items = a if all(isinstance(x, torch.Tensor) or not isinstance(x, (tuple, list, dict)) for x in a) else tree_leaves(a)
+        elif isinstance(a, dict):
+            items = tree_leaves(a)
+        else:
+            continue
+        for x in items:
+            if isinstance(x, torch.Tensor):
+                st = _storage(x)
+                if st is not None:
+                    found.add(st._cdata)
+    return found
 
 
 _aten = torch.ops.aten

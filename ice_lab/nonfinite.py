@@ -72,15 +72,15 @@ def _is_finite(t: torch.Tensor) -> bool:
     real NaN/Inf) is the exact element-wise test run. Tensors without values (meta, fake,
     sparse, wrapped by functorch transforms) count as finite: the watcher never breaks code.
     """
-    if not (t.is_floating_point() or t.is_complex()):
+    if not (t.is_floating_point() or t.is_complex()) or t.is_meta or t.layout != torch.strided:
         return True
     try:
-        if t.device.type == "meta" or t.layout != torch.strided:
+        value = t.detach().sum().item()
+        if isinstance(value, float) and math.isfinite(value):
             return True
-        value = t.sum().item()
-        if (cmath.isfinite(value) if isinstance(value, complex) else math.isfinite(value)):
+        if isinstance(value, complex) and cmath.isfinite(value):
             return True
-        return bool(torch.isfinite(t).all())
+        return bool(torch.isfinite(t.detach()).all())
     except Exception:
         return True
 
@@ -88,6 +88,8 @@ def _is_finite(t: torch.Tensor) -> bool:
 def _tensors(obj: Any) -> list[torch.Tensor]:
     if isinstance(obj, torch.Tensor):
         return [obj]
+    if isinstance(obj, (tuple, list)) and all(isinstance(x, torch.Tensor) for x in obj):
+        return list(obj)
     try:
         return [x for x in tree_leaves(obj) if isinstance(x, torch.Tensor)]
     except Exception:
@@ -161,15 +163,19 @@ class watch_nonfinite:
             for name, module in self.model.named_modules():
                 self._handles.append(module.register_forward_hook(self._forward_hook(name, module)))
             if self.backward:
-                owners = {}
+                owners: dict[int, tuple[str, str]] = {}
                 for mname, module in self.model.named_modules():
                     for pname, p in module.named_parameters(recurse=False):
-                        owners.setdefault(id(p), (mname, module, f"{mname}.{pname}" if mname else pname))
-                for p in self.model.parameters():
-                    # Lazy modules' parameters have no shape before the first forward: skipped.
-                    if p.requires_grad and not isinstance(p, nn.parameter.UninitializedParameter):
-                        mname, module, pname = owners[id(p)]
-                        self._handles.append(p.register_hook(self._param_hook(_label(mname, module), pname)))
+                        owners.setdefault(id(p), (_label(mname, module), f"{mname}.{pname}" if mname else pname))
+                # Lazy modules' parameters have no shape before the first forward: skipped.
+                params = [
+                    p
+                    for p in self.model.parameters()
+                    if p.requires_grad and not isinstance(p, nn.parameter.UninitializedParameter)
+                ]
+                for p in params:
+                    label, pname = owners[id(p)]
+                    self._handles.append(p.register_hook(self._param_hook(label, pname)))
         except BaseException:
             self._remove()
             raise
@@ -199,12 +205,11 @@ class watch_nonfinite:
                 return
             outs = _tensors(output)
             last = self._last_ok
-            with torch.no_grad():
-                for t in outs:
-                    if last is not None and last[0]() is t and last[1] == t._version:
-                        continue  # a container returning its last child's output: checked already
-                    if not _is_finite(t):
-                        raise self._forward_error(label, t, args)
+            for t in outs:
+                if last is not None and last[0]() is t and last[1] == t._version:
+                    continue  # a container returning its last child's output: checked already
+                if not _is_finite(t):
+                    raise self._forward_error(label, t, args)
             if outs:
                 self._last_ok = (weakref.ref(outs[-1]), outs[-1]._version)
             if self.backward and torch.is_grad_enabled():
@@ -239,20 +244,16 @@ class watch_nonfinite:
         def hook(grad: torch.Tensor) -> None:
             if not self._active or grad is None:
                 return
-            with torch.no_grad():
-                if _is_finite(grad):
-                    return
+            if _is_finite(grad):
+                return
             raise self._backward_error(roles, grad)
 
         return hook
 
     def _param_hook(self, label: str, pname: str):
         def hook(grad: torch.Tensor) -> None:
-            if not self._active or grad is None:
+            if not self._active or grad is None or _is_finite(grad):
                 return
-            with torch.no_grad():
-                if _is_finite(grad):
-                    return
             s = summary(grad)
             raise NonFiniteError(
                 f"non-finite values (NaN/Inf) in the backward pass: the gradient of parameter "
