@@ -570,6 +570,23 @@ CATALOGUE: list[Entry] = [
     ),
     # ---- autograd
     Entry(
+        kind="no_grad_fn",
+        patterns=[
+            r"Inference tensors cannot be saved for backward",
+            r"Inplace update to inference tensor outside InferenceMode",
+        ],
+        summary="a tensor created under torch.inference_mode() was used in code that autograd tracks",
+        causes=[
+            "a batch, a buffer or a cached result computed under torch.inference_mode() reused "
+            "for training",
+        ],
+        fixes=[
+            "compute it outside inference_mode, or make a normal tensor from it: t = t.clone()",
+            "use torch.no_grad() instead of inference_mode() for results that training reuses",
+        ],
+        chapter="book/autograd",
+    ),
+    Entry(
         kind="backward_twice",
         patterns=[
             r"Trying to backward through the graph a second time",
@@ -594,6 +611,7 @@ CATALOGUE: list[Entry] = [
         patterns=[
             r"modified by an inplace operation: \[(?P<tensor_type>[\w.]+) \[(?P<shape>[^\]]*)\]\], which is output (?P<output>\d+) of (?P<op>\w+), is at version (?P<version>\d+); expected version (?P<expected>\d+)",
             r"one of the variables needed for gradient computation has been modified by an inplace operation",
+            r"is a view and (?:is being|its base or another view of its base has been) modified inplace",
         ],
         summary="the output of {op} (shape [{shape}]) was changed in place after autograd saved it "
         "(version {version}, expected {expected})",
@@ -745,6 +763,7 @@ CATALOGUE: list[Entry] = [
         kind="target_out_of_range",
         patterns=[
             r"index out of range in self",
+            r"Class values must be (?:smaller than num_classes|non-negative)",
             r"index (?P<index>-?\d+) is out of bounds for dimension (?P<dim>\d+) with size (?P<size>\d+)",
             r"out of bounds for dimension|(?<!list )(?<!tuple )(?<!string )(?<!str )index out of (?:range|bounds)",
         ],
@@ -862,6 +881,17 @@ CATALOGUE: list[Entry] = [
     ),
     Entry(
         kind="shape_mismatch",
+        patterns=[r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)"],
+        summary="torch.tensor got a ragged list: sequences of length {expected} and {got} at dim {dim}; "
+        "a tensor must be rectangular",
+        causes=["variable-length samples (sentences, lists of boxes) turned into one tensor"],
+        fixes=[
+            "pad to a common length (torch.nn.utils.rnn.pad_sequence) or keep a list of tensors",
+        ],
+        chapter="book/tensors",
+    ),
+    Entry(
+        kind="shape_mismatch",
         patterns=[r"grad can be implicitly created only for scalar outputs"],
         summary="backward() was called on a tensor with more than one element",
         causes=["the loss was not reduced to a single number (reduction='none', or a per-sample loss)"],
@@ -926,7 +956,9 @@ CATALOGUE: list[Entry] = [
             r"\d+D or \d+D tensors? expected|\d+D tensors? expected|must match the size|"
             r"target tensor expected|multi-target not supported|is invalid for input of size|"
             r"expected (?:input|tensor) .{0,40}to have .{0,20}(?:size|shape|dimensions)|"
-            r"batch1 and batch2|both arguments to \w+ need to be at least 1D|mismatch in shape",
+            r"batch1 and batch2|both arguments to \w+ need to be at least 1D|mismatch in shape|"
+            r"expected sequence of length \d+ at dim \d+|length of the desired ordering of dimensions|"
+            r"expecting embedding dimension of \d+|Only \dD, \dD and \dD input Tensors supported",
         ],
         summary="two shapes that must agree do not: {detail}",
         fallback="tensor shapes do not fit this operation",
@@ -965,6 +997,7 @@ CATALOGUE: list[Entry] = [
         patterns=[
             r"\"(?P<op>\w+)\" not implemented for '(?P<dtype>\w+)'",
             r"tensors used as indices must be long, int, byte or bool",
+            r"only applicable to index tensor of type LongTensor",
             r"to have one of the following scalar types: (?P<allowed>[\w, ]+); but got (?P<dtype>[\w.]+)",
             r"Only Tensors of floating point (?:and complex )?dtype can require gradients",
             r"could not infer output dtype.{0,80}Got: (?P<dtype>\w+)",

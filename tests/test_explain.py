@@ -381,6 +381,13 @@ VARIANTS = [
     ("Expected target size [2, 4], got [2, 5]", "shape_mismatch", "[2, 5]"),
     ("loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
      "state_dict_mismatch", "parameter groups"),
+    ("expected sequence of length 2 at dim 1 (got 1)", "shape_mismatch", "ragged"),
+    ("one_hot is only applicable to index tensor of type LongTensor.", "dtype_mismatch", "dtype"),
+    ("Class values must be smaller than num_classes.", "target_out_of_range", "index"),
+    ("Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the output of a "
+     "function that returns multiple views.", "inplace_modified", "in place"),
+    ("Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal tensor",
+     "no_grad_fn", "inference_mode"),
     ("The size of tensor a (64) must match the size of tensor b (10) at non-singleton dimension 1",
      "broadcast_mismatch", "64 and 10"),
 ]
