@@ -268,8 +268,9 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
     crosses over as type name and message; ``explain`` sees an exception of the same class
     (or a stand-in with the same name).
 
-    Taught in the Devices chapter (``book/devices.ipynb``: the device-side assert that
-    would ruin the kernel's CUDA context); shown on the toolkit page (``book/toolkit.ipynb``).
+    Taught in the Devices chapter (``book/devices.ipynb``), where it contains the CUDA
+    device-side assert that would ruin the kernel's CUDA context; shown on the toolkit page
+    (``book/toolkit.ipynb``).
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}.")

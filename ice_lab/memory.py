@@ -85,7 +85,10 @@ def parse_bytes(limit: int | str) -> int:
 
 
 def format_bytes(n: float) -> str:
-    """``"1.50 MiB"``: bytes in binary units with two decimals, like PyTorch's OOM messages."""
+    """``"1.50 MiB"``: bytes in binary units with two decimals, like PyTorch's OOM messages.
+
+    Used in ``MemoryBudget``'s messages; taught in the Devices chapter (``book/devices.ipynb``).
+    """
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
             return f"{n / size:.2f} {unit}"
@@ -107,9 +110,8 @@ def _storage(t: torch.Tensor) -> Any:
 class _Tracker:
     """Live and peak bytes of the storages first seen as a new op output."""
 
-    def __init__(self, limit: int | None, device: str, count_meta: bool = False) -> None:
+    def __init__(self, limit: int | None, count_meta: bool = False) -> None:
         self.limit = limit
-        self.device = device
         self.count_meta = count_meta  # meta storages hold no memory: only estimate_peak counts them
         self.live = 0
         self.peak = 0
@@ -127,7 +129,7 @@ class _Tracker:
             raise torch.OutOfMemoryError(
                 f"Simulated out of memory (ice_lab.MemoryBudget): tried to allocate "
                 f"{format_bytes(nbytes)}; {format_bytes(self.live)} live; limit {format_bytes(self.limit)}. "
-                f"This is a simulated budget on {self.device}, not a real allocator failure: free "
+                "This is a simulated budget, not a real allocator failure: free "
                 "what you no longer need (del, .item(), .detach()), use a smaller batch, or raise the limit."
             )
         self.live += nbytes
@@ -251,7 +253,7 @@ class MemoryBudget:
 
     def __init__(self, limit: Limit = None) -> None:
         self.limit: int | None = None if limit is None else parse_bytes(limit)
-        self._tracker = _Tracker(self.limit, "the CPU")
+        self._tracker = _Tracker(self.limit)
         self._mode: _TrackingMode | None = None
 
     @property
@@ -305,7 +307,10 @@ class MemoryBudget:
 
 
 class MemoryTrace:
-    """Memory recorded once per step by ``memory_trace()``; see there."""
+    """Memory recorded once per step: made by ``memory_trace()``, which documents it.
+
+    Taught in the Devices chapter (``book/devices.ipynb``).
+    """
 
     def __init__(self, budget: MemoryBudget | None = None) -> None:
         if budget is not None and not isinstance(budget, MemoryBudget):
@@ -507,7 +512,7 @@ def estimate_peak(
 
     m_inputs, m_targets = tree_map(to_meta, inputs), tree_map(to_meta, targets)
     before = _existing_bytes(existing + batch_tensors)
-    tracker = _Tracker(None, "meta", count_meta=True)
+    tracker = _Tracker(None, count_meta=True)
     with _TrackingMode(tracker, meta_scalars=True):
         out = twin(m_inputs)
         loss = loss_fn(out, m_targets) if pair else loss_fn(out)

@@ -156,3 +156,8 @@ def test_bad_code_arguments():
         run_isolated(42)
     with pytest.raises(SyntaxError, match="does not compile"):
         run_isolated("def broken(:\n    pass")
+
+
+@pytest.mark.parametrize("obj", [run_isolated, IsolatedResult])
+def test_docstrings_name_the_chapter(obj):
+    assert "Devices chapter (``book/devices.ipynb``)" in " ".join(obj.__doc__.split())

@@ -348,3 +348,12 @@ def test_cap_gpu_memory_real_oom():  # pragma: no cover - runs on GPU machines o
             torch.empty(2 * 2**30, dtype=torch.uint8, device="cuda")
     x = torch.empty(2 * 2**30, dtype=torch.uint8, device="cuda")  # fine again after the block
     del x
+
+
+def test_docstrings_name_the_chapter():
+    import importlib
+
+    module = importlib.import_module("ice_lab.memory")
+    for name in module.__all__:
+        doc = getattr(module, name).__doc__
+        assert doc and "Devices chapter (``book/devices.ipynb``)" in " ".join(doc.split()), name

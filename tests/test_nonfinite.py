@@ -213,3 +213,8 @@ def test_bad_arguments():
     with w:
         with pytest.raises(RuntimeError, match="already active"):
             w.__enter__()
+
+
+@pytest.mark.parametrize("obj", [NonFiniteError, watch_nonfinite, watch_nonfinite_ops])
+def test_docstrings_name_the_chapter(obj):
+    assert "Numerics chapter (``book/numerics.ipynb``)" in " ".join(obj.__doc__.split())

@@ -113,3 +113,7 @@ def test_never_raises_for_a_tensor(monkeypatch):
 def test_non_tensors_get_a_clear_type_error(bad):
     with pytest.raises(TypeError, match="needs a torch.Tensor.*torch.as_tensor"):
         summary(bad)
+
+
+def test_docstring_names_the_chapter():
+    assert "book/numerics.ipynb" in summary.__doc__ and "book/toolkit.ipynb" in summary.__doc__
