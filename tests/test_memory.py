@@ -143,6 +143,24 @@ def test_leak_grows_linearly_and_item_fix_stays_flat():
     assert slopes[False] > 100_000  # ~ the activations of one batch per step
 
 
+def test_with_backward_each_step_the_saved_activations_are_freed():
+    """The nuance behind the classic leak: backward() frees what the graph saved."""
+    model, (x, y), loss_fn = make_mlp(), data(), nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    budget = MemoryBudget()
+    trace = memory_trace(budget)
+    total = 0.0
+    with budget:
+        for _ in range(6):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            total = total + loss  # chains the graphs, but their saved tensors are gone
+            trace.record()
+    assert trace.growth_per_step() < 64  # a few bytes per step, not a batch of activations
+
+
 def test_backward_and_optimizer_state_are_counted():
     model, (x, y), loss_fn = make_mlp(), data(), nn.CrossEntropyLoss()
     opt = torch.optim.Adam(model.parameters())
