@@ -7,11 +7,16 @@ times explain itself crashed (must be 0).
 
     python benchmarks/explain_heldout.py
 
-History (torch 2.14.1, CPU): the first run, before any catalogue change, classified 45 of
-the 47 failures that really raised (two provocations did not raise and were replaced by
-others); the two misses ("Expected target size [2, 4], got [2, 5]" from nll_loss and the
-optimizer's "loaded state dict contains a parameter group ...") were then added to the
-catalogue, so this set is no longer held-out for them.
+History (torch 2.14.1, CPU). Round 1 (the first 49 cases): its first run, before any
+catalogue change, classified 45 of the 47 failures that really raised (two provocations did
+not raise and were replaced); the two misses ("Expected target size [2, 4], got [2, 5]" from
+nll_loss and the optimizer's "loaded state dict contains a parameter group ...") were then
+added to the catalogue. Round 2 (27 cases, written after that): its first run classified 21
+of the 26 that raised (one provocation, a collections.Counter, is allowlisted by torch.load
+and was replaced by a datetime.date); the misses (kl_div and linalg.inv on integers, einsum
+and tensordot size mismatches, "Storage size calculation overflowed") were then added too.
+First runs of both rounds together: 66/73 = 90%. Neither round is held-out any more for the
+entries added after it; a new round is the honest test.
 """
 
 from __future__ import annotations
@@ -342,6 +347,164 @@ def _():
     torch.distributions.Normal(torch.tensor([float("nan")]), torch.tensor([1.0]))
 
 
+# ---- round 2: written after round 1 was fixed; see the module docstring --------------------
+ROUND2_START = len(CASES)
+
+
+@case("conv_channels", "ConvTranspose2d given 4 channels instead of 3")
+def _():
+    nn.ConvTranspose2d(3, 8, 3)(torch.zeros(1, 4, 8, 8))
+
+
+@case("conv_channels", "Conv3d on a 4-D batch of images")
+def _():
+    nn.Conv3d(3, 8, 3)(torch.zeros(2, 3, 8, 8))
+
+
+@case("target_out_of_range", "index_select with an index past the end")
+def _():
+    torch.index_select(torch.zeros(3, 2), 0, torch.tensor([5]))
+
+
+@case("target_out_of_range", "scatter_ with an index past the end")
+def _():
+    torch.zeros(2, 3).scatter_(1, torch.tensor([[5], [0]]), 1.0)
+
+
+@case("dtype_mismatch", "kl_div on integer tensors")
+def _():
+    F.kl_div(torch.zeros(2, dtype=torch.long), torch.zeros(2, dtype=torch.long))
+
+
+@case("dtype_mismatch", "linalg.inv of an integer matrix")
+def _():
+    torch.linalg.inv(torch.eye(2, dtype=torch.long))
+
+
+@case("dtype_mismatch", "a half layer fed float32")
+def _():
+    nn.Linear(2, 2).to(torch.float16)(torch.randn(1, 2))
+
+
+@case("dtype_mismatch", "Embedding looked up with int8 ids")
+def _():
+    nn.Embedding(10, 2)(torch.tensor([1], dtype=torch.int8))
+
+
+@case("shape_mismatch", "einsum with contraction sizes 3 and 4")
+def _():
+    torch.einsum("ij,jk->ik", torch.zeros(2, 3), torch.zeros(4, 5))
+
+
+@case("shape_mismatch", "tensordot over dimensions of different sizes")
+def _():
+    torch.tensordot(torch.zeros(2, 3), torch.zeros(4, 5), dims=([1], [0]))
+
+
+@case("shape_mismatch", "a GRU fed 6 features instead of 10")
+def _():
+    nn.GRU(10, 4, batch_first=True)(torch.zeros(2, 5, 6))
+
+
+@case("broadcast_mismatch", "mask of length 4 multiplied into 5 positions")
+def _():
+    torch.zeros(2, 5) * torch.ones(4)
+
+
+@case("leaf_inplace", "sigmoid_ on a parameter")
+def _():
+    torch.sigmoid_(nn.Linear(2, 2).bias)
+
+
+@case("inplace_modified", "tanh output scaled in place before backward")
+def _():
+    x = torch.ones(3, requires_grad=True)
+    y = torch.tanh(x)
+    y *= 2
+    y.sum().backward()
+
+
+@case("no_grad_fn", "backward on a detached prediction")
+def _():
+    pred = nn.Linear(2, 1)(torch.zeros(3, 2)).detach()
+    F.mse_loss(pred, torch.zeros(3, 1)).backward()
+
+
+@case("backward_twice", "a hidden state reused across steps without detach")
+def _():
+    cell = nn.RNNCell(2, 3)
+    h = torch.zeros(1, 3)
+    for _ in range(2):
+        h = cell(torch.zeros(1, 2), h)
+        h.sum().backward()
+
+
+@case("numpy_conversion", "np.asarray on a tensor that requires grad")
+def _():
+    np.asarray(nn.Linear(2, 1)(torch.zeros(1, 2)))
+
+
+@case("numpy_conversion", "torch.tensor from an object array")
+def _():
+    torch.tensor(np.array([1, None], dtype=object))
+
+
+@case("numpy_conversion", "int() of a 2-element tensor")
+def _():
+    int(torch.zeros(2))
+
+
+@case("state_dict_mismatch", "LayerNorm weights into a BatchNorm1d")
+def _():
+    nn.BatchNorm1d(3).load_state_dict(nn.LayerNorm(3).state_dict())
+
+
+@case("unsafe_unpickling", "weights_only load of a datetime.date")
+def _():
+    import datetime
+
+    buffer = io.BytesIO()
+    torch.save({"saved_on": datetime.date(2024, 1, 1)}, buffer)
+    buffer.seek(0)
+    torch.load(buffer)
+
+
+@case("dataloader_pickling", "a generator inside a dataset, pickled for a worker")
+def _():
+    import pickle
+
+    pickle.dumps({"stream": (i for i in range(3))})
+
+
+@case("cuda_unavailable", "torch.cuda.synchronize() without a GPU")
+def _():
+    torch.cuda.synchronize()
+
+
+@case("cuda_unavailable", "a model moved with .cuda()")
+def _():
+    nn.Linear(2, 2).cuda()
+
+
+@case("out_of_memory", "a 2^31 x 2^31 float tensor")
+def _():
+    torch.zeros(2**31, 2**31)
+
+
+@case("nonfinite", "anomaly mode: 0/0 in a division")
+def _():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly():
+            x = torch.zeros(2, requires_grad=True)
+            (x / x).sum().backward()
+
+
+@case("nonfinite", "Categorical with NaN probabilities")
+def _():
+    torch.distributions.Categorical(probs=torch.tensor([float("nan"), 1.0]))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--wrong-only", action="store_true", help="print only misclassified rows")
@@ -349,7 +512,9 @@ def main() -> int:
     if torch.cuda.is_available():
         print("note: CUDA is available, so the cuda_unavailable cases do not fail; they are skipped")
     rows, correct, crashes, silent = [], 0, 0, 0
-    for label, expected, fn in CASES:
+    per_round = {1: [0, 0], 2: [0, 0]}
+    for index, (label, expected, fn) in enumerate(CASES):
+        rnd = 1 if index < ROUND2_START else 2
         if expected == "cuda_unavailable" and torch.cuda.is_available():
             continue
         try:
@@ -370,6 +535,8 @@ def main() -> int:
             got = f"CRASH {type(failure).__name__}"
         ok = got == expected
         correct += ok
+        per_round[rnd][0] += ok
+        per_round[rnd][1] += 1
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         rows.append((label, expected, got, ok, f"{type(error).__name__}: {first[:70]}"))
     width = max(len(r[0]) for r in rows)
@@ -381,6 +548,8 @@ def main() -> int:
         print(f"{label:<{width}}  {expected:<20} {got:<20} {'yes' if ok else 'NO ':<3} {message}")
     print(f"\n{correct}/{len(rows)} correct kinds ({100 * correct / len(rows):.0f}%), "
           f"explain crashes: {crashes}, provocations that did not raise: {silent}")
+    for rnd, (good, total) in per_round.items():
+        print(f"  round {rnd}: {good}/{total} correct kinds")
     return 0 if crashes == 0 else 1
 
 

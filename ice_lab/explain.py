@@ -383,6 +383,7 @@ CATALOGUE: list[Entry] = [
             r"DefaultCPUAllocator: can'?t allocate memory: you tried to allocate (?P<bytes>\d+) bytes",
             r"(?P<device>CPU)Allocator.{0,40}can'?t allocate",
             r"CUBLAS_STATUS_ALLOC_FAILED|cuDNN error: CUDNN_STATUS_(?:NOT_INITIALIZED|ALLOC_FAILED)",
+            r"Storage size calculation overflowed",
             r"\bout of (?:shared )?memory\b|memory budget|cannot allocate memory",
         ],
         summary="the allocation of {request} did not fit in memory",
@@ -916,6 +917,17 @@ CATALOGUE: list[Entry] = [
         ],
         chapter="book/datasets",
     ),
+    Entry(
+        kind="shape_mismatch",
+        patterns=[
+            r"einsum\(\): subscript (?P<subscript>\w) has size (?P<got>\d+) for operand (?P<operand>\d+) which does not broadcast with previously seen size (?P<expected>\d+)",
+            r"contracted dimensions need to match, but first has size (?P<expected>\d+) in dim \d+ and second has size (?P<got>\d+)",
+        ],
+        summary="the dimensions being summed over differ: {expected} vs {got}",
+        causes=["the two operands of einsum / tensordot come from different configurations or are transposed"],
+        fixes=["print both shapes; the contracted dimensions (the repeated letter in einsum) must be equal"],
+        chapter="book/tensors",
+    ),
     # ---- broadcasting
     Entry(
         kind="broadcast_mismatch",
@@ -958,7 +970,8 @@ CATALOGUE: list[Entry] = [
             r"expected (?:input|tensor) .{0,40}to have .{0,20}(?:size|shape|dimensions)|"
             r"batch1 and batch2|both arguments to \w+ need to be at least 1D|mismatch in shape|"
             r"expected sequence of length \d+ at dim \d+|length of the desired ordering of dimensions|"
-            r"expecting embedding dimension of \d+|Only \dD, \dD and \dD input Tensors supported",
+            r"expecting embedding dimension of \d+|Only \dD, \dD and \dD input Tensors supported|"
+            r"contracted dimensions need to match|einsum\(\).{0,120}(?:does not broadcast|do not broadcast)",
         ],
         summary="two shapes that must agree do not: {detail}",
         fallback="tensor shapes do not fit this operation",
@@ -998,6 +1011,8 @@ CATALOGUE: list[Entry] = [
             r"\"(?P<op>\w+)\" not implemented for '(?P<dtype>\w+)'",
             r"tensors used as indices must be long, int, byte or bool",
             r"only applicable to index tensor of type LongTensor",
+            r"Integral inputs not supported",
+            r"Expected a floating point (?:or complex )?tensor as input\. Got (?P<dtype>\w+)",
             r"to have one of the following scalar types: (?P<allowed>[\w, ]+); but got (?P<dtype>[\w.]+)",
             r"Only Tensors of floating point (?:and complex )?dtype can require gradients",
             r"could not infer output dtype.{0,80}Got: (?P<dtype>\w+)",

@@ -388,6 +388,10 @@ VARIANTS = [
      "function that returns multiple views.", "inplace_modified", "in place"),
     ("Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal tensor",
      "no_grad_fn", "inference_mode"),
+    ("einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3",
+     "shape_mismatch", "3 vs 4"),
+    ("kl_div: Integral inputs not supported.", "dtype_mismatch", "dtype"),
+    ("Storage size calculation overflowed with sizes=[2147483648, 2147483648]", "out_of_memory", "memory"),
     ("The size of tensor a (64) must match the size of tensor b (10) at non-singleton dimension 1",
      "broadcast_mismatch", "64 and 10"),
 ]
