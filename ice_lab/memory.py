@@ -123,13 +123,14 @@ class _Tracker:
         self.live -= self.sizes.pop(key, 0)
         self._refs.pop(key, None)
 
-    def _grow(self, nbytes: int) -> None:
+    def _grow(self, nbytes: int, device: torch.device) -> None:
         if self.limit is not None and self.live + nbytes > self.limit:
             self.requested = nbytes
+            where = "the CPU" if device.type == "cpu" else str(device)
             raise torch.OutOfMemoryError(
                 f"Simulated out of memory (ice_lab.MemoryBudget): tried to allocate "
                 f"{format_bytes(nbytes)}; {format_bytes(self.live)} live; limit {format_bytes(self.limit)}. "
-                "This is a simulated budget, not a real allocator failure: free "
+                f"This is a simulated budget on {where}, not a real allocator failure: free "
                 "what you no longer need (del, .item(), .detach()), use a smaller batch, or raise the limit."
             )
         self.live += nbytes
@@ -151,7 +152,7 @@ class _Tracker:
             old = self.sizes.get(key)
             if old is not None:  # tracked already: only a resize changes anything
                 if nbytes > old:
-                    self._grow(nbytes - old)
+                    self._grow(nbytes - old, t.device)
                 else:
                     self.live -= old - nbytes
                 self.sizes[key] = nbytes
@@ -162,7 +163,7 @@ class _Tracker:
                 inputs = _input_storages(args, kwargs)
             if key in inputs:
                 continue  # a view of, or in-place write into, storage allocated before
-            self._grow(nbytes)  # raises over the limit: the new storage is then never counted
+            self._grow(nbytes, t.device)  # raises over the limit: the new storage is then never counted
             self.sizes[key] = nbytes
             self._refs[key] = weakref.ref(s, lambda _, key=key: self._freed(key))
 
