@@ -1146,43 +1146,65 @@ def _by_type(error: BaseException) -> Optional[str]:
     return None
 
 
+def _final_exception(text: str) -> Optional[str]:
+    """The last exception line(s) of a traceback quoted inside a message, if any.
+
+    A DataLoader worker re-raises "Caught RuntimeError in DataLoader worker process 0.
+    Original Traceback (most recent call last): ... RuntimeError: <the real message>";
+    the quoted code lines above the real message must not decide the kind.
+    """
+    if "Traceback (most recent call last)" not in text:
+        return None
+    lines = text.splitlines()
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
+    if not frames:
+        return None
+    j = frames[-1] + 1
+    while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
+        j += 1
+    tail = "\n".join(lines[j:]).strip()
+    return tail or None
+
+
 def _diagnose_one(error: Optional[BaseException], text: str) -> Diagnosis:
     window = _strip_ansi(_window(text))
     error_type = type(error).__name__ if error is not None else ""
     type_kind = _by_type(error) if error is not None else None
-    for entry in CATALOGUE:
+    tail = _final_exception(window)
+    windows = [tail, window] if tail else [window]
+    candidates = ((w, e, p) for w in windows for e in CATALOGUE for p in e.compiled)
+    for window, entry, pattern in candidates:
         if type_kind is not None and entry.kind != type_kind:
             continue
-        for pattern in entry.compiled:
-            match = pattern.search(window)
-            if match is None:
-                continue
-            details: dict = {k: v for k, v in match.groupdict().items() if v is not None}
-            if entry.specifics is not None:
-                try:
-                    details.update(entry.specifics(match, window, error) or {})
-                except Exception:
-                    pass
-            summary = details.pop("summary", None) if isinstance(details.get("summary"), str) else None
-            summary = summary or _format(entry.summary, details) or _format(entry.fallback, details)
-            kind = entry.kind
-            causes, fixes, chapter = list(entry.causes), list(entry.fixes), entry.chapter
-            if kind == "dtype_mismatch" and details.pop("in_loss", False):
-                # The same words come from a loss given targets of the wrong dtype.
-                kind, causes, fixes, chapter = "target_dtype", list(_TARGET_DTYPE_CAUSES), list(_TARGET_DTYPE_FIXES), "book/training"
-                summary = f"the loss got a target of the wrong dtype ({summary})"
-            if kind == "state_dict_mismatch" and details.get("prefix"):
-                summary += f" (the keys differ by a '{details['prefix']}' prefix)"
-            return Diagnosis(
-                kind=kind,
-                summary=summary or entry.fallback,
-                causes=causes,
-                fixes=fixes,
-                chapter=chapter,
-                message=text,
-                details=details,
-                error_type=error_type,
-            )
+        match = pattern.search(window)
+        if match is None:
+            continue
+        details: dict = {k: v for k, v in match.groupdict().items() if v is not None}
+        if entry.specifics is not None:
+            try:
+                details.update(entry.specifics(match, window, error) or {})
+            except Exception:
+                pass
+        summary = details.pop("summary", None) if isinstance(details.get("summary"), str) else None
+        summary = summary or _format(entry.summary, details) or _format(entry.fallback, details)
+        kind = entry.kind
+        causes, fixes, chapter = list(entry.causes), list(entry.fixes), entry.chapter
+        if kind == "dtype_mismatch" and details.pop("in_loss", False):
+            # The same words come from a loss given targets of the wrong dtype.
+            kind, causes, fixes, chapter = "target_dtype", list(_TARGET_DTYPE_CAUSES), list(_TARGET_DTYPE_FIXES), "book/training"
+            summary = f"the loss got a target of the wrong dtype ({summary})"
+        if kind == "state_dict_mismatch" and details.get("prefix"):
+            summary += f" (the keys differ by a '{details['prefix']}' prefix)"
+        return Diagnosis(
+            kind=kind,
+            summary=summary or entry.fallback,
+            causes=causes,
+            fixes=fixes,
+            chapter=chapter,
+            message=text,
+            details=details,
+            error_type=error_type,
+        )
     if type_kind == "out_of_memory":  # an OOM whose text the catalogue does not know
         entry = next(e for e in CATALOGUE if e.kind == "out_of_memory")
         return Diagnosis("out_of_memory", entry.fallback, list(entry.causes), list(entry.fixes), entry.chapter, text, {}, error_type)
@@ -1221,7 +1243,8 @@ def explain(error: object) -> Diagnosis:
 
     Args:
         error: an exception (best: its traceback is used for details such as the number of
-            classes of the logits), an error message string, or anything else.
+            classes of the logits), the record ``expect`` returns, an error message
+            string, or anything else.
 
     Returns:
         a :class:`Diagnosis`; ``kind == "unknown"`` when the catalogue has no entry, with
@@ -1235,6 +1258,14 @@ def explain(error: object) -> Diagnosis:
     "Diagnose" step.
     """
     try:
+        if not isinstance(error, (BaseException, str, bytes, bytearray)):
+            # The record that ``expect`` returns: explain what it caught.
+            try:
+                caught = getattr(error, "error", None)
+            except Exception:
+                caught = None
+            if isinstance(caught, BaseException):
+                error = caught
         if isinstance(error, BaseException):
             chain = _chain(error)
             outer = _diagnose_one(error, _safe_text(error))

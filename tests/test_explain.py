@@ -576,3 +576,24 @@ def test_fuzz_never_raises_and_stays_fast():
         assert d.kind in KINDS and d.message == text
         str(d), d._repr_html_()
     assert slowest < 1.0, f"slowest explain took {slowest:.2f} s"
+
+
+def test_worker_traceback_is_judged_by_its_last_line():
+    wrapped = (
+        "Caught RuntimeError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/site-packages/torch/utils/data/_utils/worker.py", line 349, in _worker_loop\n'
+        "    data = fetcher.fetch(index)\n"
+        '  File "/home/me/data.py", line 12, in __getitem__\n'
+        "    x = torch.load(self.paths[i], weights_only=True).to('cuda')\n"
+        "RuntimeError: Target 12 is out of bounds.\n"
+    )
+    d = explain(wrapped)
+    assert d.kind == "target_out_of_range" and "12" in d.summary
+
+
+def test_accepts_the_record_of_expect(capsys):
+    with ice_lab.expect(RuntimeError, match="cannot be multiplied") as provoked:
+        linear_features()
+    assert explain(provoked).kind == "shape_mismatch"
+    assert explain(ice_lab.expect(RuntimeError).provoked).kind == "unknown"  # nothing caught yet
