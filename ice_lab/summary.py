@@ -24,6 +24,11 @@ import torch
 
 __all__ = ["summary"]
 
+try:
+    from torch.utils._python_dispatch import _disable_current_modes as _no_modes
+except ImportError:  # pragma: no cover - very old torch
+    from contextlib import nullcontext as _no_modes
+
 # Elements per chunk: temporaries stay below ~40 MB whatever the tensor's size.
 _CHUNK = 1 << 21
 
@@ -177,7 +182,9 @@ def summary(t: torch.Tensor) -> str:
     except Exception as err:  # pragma: no cover - exotic tensor subclasses
         return f"tensor ({type(t).__name__}; description unavailable: {type(err).__name__})"
     try:
-        with torch.no_grad():
+        # Outside any dispatch mode: summary's own temporaries must not trip
+        # watch_nonfinite_ops (it builds +/-inf fill values) nor count in a MemoryBudget.
+        with _no_modes(), torch.no_grad():
             return head + " " + _values_part(t)
     except Exception as err:
         first = (str(err).strip().splitlines() or [""])[0][:120]

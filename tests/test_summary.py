@@ -117,3 +117,18 @@ def test_non_tensors_get_a_clear_type_error(bad):
 
 def test_docstring_names_the_chapter():
     assert "book/numerics.ipynb" in summary.__doc__ and "book/toolkit.ipynb" in summary.__doc__
+
+
+def test_inside_the_diagnostic_modes():
+    """summary's own temporaries neither trip watch_nonfinite_ops nor count in a budget."""
+    from ice_lab import MemoryBudget, watch_nonfinite_ops
+
+    x = torch.tensor([1.0, NAN, 3.0])
+    with watch_nonfinite_ops():
+        line = summary(x)
+    assert "NaN=1!" in line and "unavailable" not in line
+    big = torch.zeros(1 << 16).view(256, 256).t()  # made outside the budget; non-contiguous
+    budget = MemoryBudget("1KiB")
+    with budget:
+        line = summary(big)
+    assert "mean=0" in line and budget.peak == 0
