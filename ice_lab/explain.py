@@ -234,7 +234,8 @@ def _state_dict_specifics(m: "re.Match[str]", text: str, error: Optional[BaseExc
         parts.append("the optimizer's parameter groups differ from the saved ones "
                      "(the model changed, or the state belongs to another optimizer)")
     out["problems"] = "; ".join(parts) or "keys or shapes differ"
-    prefixes = [p for p in ("module.", "_orig_mod.") if any(k.startswith(p) for k in out["unexpected"] + out["missing"])]
+    keys = out["unexpected"] + out["missing"]
+    prefixes = [p for p in ("module.", "_orig_mod.") if any(k.startswith(p) for k in keys)]
     if prefixes:
         out["prefix"] = prefixes[0]
     return out
@@ -296,7 +297,10 @@ def _oom_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]
         out["request"] = _human_bytes(int(out["bytes"]))
         out.setdefault("device", "CPU")
     out["simulated"] = bool(re.search(r"simulated", text, re.IGNORECASE))
-    where = "a simulated budget (ice_lab.MemoryBudget)" if out["simulated"] else f"{out['device']} memory" if "device" in out else "memory"
+    if out["simulated"]:
+        where = "a simulated budget (ice_lab.MemoryBudget)"
+    else:
+        where = f"{out['device']} memory" if "device" in out else "memory"
     if "request" in out:
         out["summary"] = f"an allocation of {out['request']} did not fit in {where}"
         if "live" in out and "limit" in out:
@@ -1191,7 +1195,8 @@ def _diagnose_one(error: Optional[BaseException], text: str) -> Diagnosis:
         causes, fixes, chapter = list(entry.causes), list(entry.fixes), entry.chapter
         if kind == "dtype_mismatch" and details.pop("in_loss", False):
             # The same words come from a loss given targets of the wrong dtype.
-            kind, causes, fixes, chapter = "target_dtype", list(_TARGET_DTYPE_CAUSES), list(_TARGET_DTYPE_FIXES), "book/training"
+            kind, chapter = "target_dtype", "book/training"
+            causes, fixes = list(_TARGET_DTYPE_CAUSES), list(_TARGET_DTYPE_FIXES)
             summary = f"the loss got a target of the wrong dtype ({summary})"
         if kind == "state_dict_mismatch" and details.get("prefix"):
             summary += f" (the keys differ by a '{details['prefix']}' prefix)"
@@ -1207,7 +1212,10 @@ def _diagnose_one(error: Optional[BaseException], text: str) -> Diagnosis:
         )
     if type_kind == "out_of_memory":  # an OOM whose text the catalogue does not know
         entry = next(e for e in CATALOGUE if e.kind == "out_of_memory")
-        return Diagnosis("out_of_memory", entry.fallback, list(entry.causes), list(entry.fixes), entry.chapter, text, {}, error_type)
+        return Diagnosis(
+            "out_of_memory", entry.fallback, list(entry.causes), list(entry.fixes), entry.chapter,
+            text, {}, error_type,
+        )
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if len(first) > 200:
         first = first[:199] + "…"
