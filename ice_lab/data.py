@@ -123,7 +123,7 @@ def digits_split_indices(
 def digits_datasets(
     seed: int = 0, val_fraction: float = 0.15, test_fraction: float = 0.15
 ) -> tuple[TensorDataset, TensorDataset, TensorDataset]:
-    """The digits as three ``TensorDataset``s (train, validation, test).
+    """The digits as three ``TensorDataset`` objects: train, validation, test.
 
     Images are float32 of shape ``(N, 1, 8, 8)`` scaled from the raw 0–16 to 0–1, labels
     int64; the split is stratified and deterministic (see ``digits_split_indices``).
