@@ -519,14 +519,30 @@ def estimate_peak(
     before = _existing_bytes(existing + batch_tensors)
     tracker = _Tracker(None, count_meta=True)
     with _TrackingMode(tracker, meta_scalars=True):
-        out = twin(m_inputs)
-        loss = loss_fn(out, m_targets) if pair else loss_fn(out)
+        try:
+            out = twin(m_inputs)
+            loss = loss_fn(out, m_targets) if pair else loss_fn(out)
+        except Exception as err:
+            raise _meta_failure("the forward pass or the loss", err) from err
         if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
             raise TypeError("loss_fn must return a scalar tensor (one element), the value you call backward() on.")
-        loss.backward()
-        if twin_opt is not None:
-            twin_opt.step()
+        try:
+            loss.backward()
+            if twin_opt is not None:
+                twin_opt.step()
+        except Exception as err:
+            raise _meta_failure("backward() or optimizer.step()", err) from err
     return before + tracker.peak
+
+
+def _meta_failure(stage: str, err: Exception) -> RuntimeError:
+    first = (str(err).strip().splitlines() or [""])[0][:300]
+    return RuntimeError(
+        f"estimate_peak() could not run {stage} on the meta device ({type(err).__name__}: {first}). "
+        "Ops whose output shape depends on values (nonzero, boolean-mask indexing), control flow "
+        "on tensor values, and ops without a meta kernel cannot be estimated. Measure instead: run "
+        "one step on a small batch inside ice_lab.MemoryBudget() and scale with the batch size."
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -323,6 +323,16 @@ def test_estimate_peak_bad_arguments():
         estimate_peak(model, batch[0], lambda out: out, None)
 
 
+def test_estimate_peak_explains_what_the_meta_device_cannot_do():
+    model, batch = make_mlp(), data()
+
+    def value_dependent_loss(out, y):
+        return out[out > 0].sum()  # boolean-mask indexing: the output size depends on values
+
+    with pytest.raises(RuntimeError, match="could not run the forward pass or the loss on the meta device.*MemoryBudget"):
+        estimate_peak(model, batch, value_dependent_loss, None)
+
+
 # -- cap_gpu_memory ------------------------------------------------------------------------
 @pytest.mark.skipif(torch.cuda.is_available(), reason="tests the CPU-only error")
 def test_cap_gpu_memory_without_cuda():
