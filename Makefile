@@ -9,7 +9,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 600
-JB_STRICT := -W -n --keep-going
+JB_STRICT := -W --keep-going
 
 .PHONY: venv book book-strict test test-unit test-nb execute lab doctor clean
 
