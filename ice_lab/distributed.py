@@ -353,7 +353,7 @@ def ddp_worker(
     opt = torch.optim.SGD(ddp.parameters(), lr=lr)
     x, y = global_batch(size)
     per_rank = size // world_size
-    mine = slice(rank * per_rank, (rank + 1) * per_rank)
+    mine = slice(rank * per_rank, (rank + 1) * per_rank)  # a DistributedSampler's job in a DataLoader
     for _ in range(steps):
         opt.zero_grad()
         # mean over this rank's 4 samples; DDP averages the gradients over ranks in backward()
