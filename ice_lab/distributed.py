@@ -22,6 +22,7 @@ import os
 import pickle
 import shutil
 import socket
+import sys
 import tempfile
 import time
 import traceback
@@ -51,7 +52,8 @@ _POLL_S = 0.05
 
 
 class DistributedWorkerError(RuntimeError):
-    """A rank raised inside ``launch``: carries the rank and the child's traceback text."""
+    """A rank raised inside ``launch``: carries the rank and the child's traceback text.
+    Taught in the Devices chapter (``book/devices.ipynb``)."""
 
     def __init__(self, rank: int, type_name: str, message: str, child_traceback: str) -> None:
         self.rank = rank
@@ -83,10 +85,12 @@ def _check_importable(worker: Callable[..., Any]) -> None:
             "Pass e.g. ice_lab.distributed.ddp_worker."
         )
     module = getattr(worker, "__module__", None)
-    qualname = getattr(worker, "__qualname__", "")
-    if module in (None, "__main__") or "<" in qualname or "." in qualname:
+    qualname = getattr(worker, "__qualname__", "") or repr(worker)
+    main = sys.modules.get("__main__")
+    interactive_main = module == "__main__" and getattr(main, "__file__", None) is None
+    if module is None or interactive_main or "<" in qualname:
         raise ValueError(
-            f"the worker {qualname or worker!r} (module {module!r}) cannot be imported by a spawned "
+            f"the worker {qualname!r} (module {module!r}) cannot be imported by a spawned "
             "process: a function defined in a notebook cell, a lambda or a nested function has no "
             "importable name. Put the worker at module level in a .py file (as in "
             "ice_lab/distributed.py) and pass that function."
@@ -206,6 +210,18 @@ def launch(
             "install the standard PyTorch wheel from pytorch.org."
         )
 
+    for attempt in (1, 2):
+        try:
+            return _launch_once(worker, world_size, args, float(timeout))
+        except DistributedWorkerError as err:
+            # free_port() can race with another program grabbing the port: one retry.
+            clash = "address already in use" in err.child_message.lower() or "eaddrinuse" in err.child_message.lower()
+            if attempt == 2 or not clash:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _launch_once(worker: Callable[..., Any], world_size: int, args: tuple, timeout: float) -> list[Any]:
     ctx = mp.get_context("spawn")
     out_dir = tempfile.mkdtemp(prefix="ice_lab_dist_")
     port = free_port()
@@ -214,7 +230,7 @@ def launch(
         for rank in range(world_size):
             p = ctx.Process(
                 target=_entry,
-                args=(rank, world_size, port, worker, args, out_dir, float(timeout)),
+                args=(rank, world_size, port, worker, args, out_dir, timeout),
                 daemon=True,
             )
             p.start()
@@ -305,12 +321,14 @@ def sampler_worker(rank: int, world_size: int, n: int = 8, epochs: int = 3, set_
 
 
 def tiny_model() -> nn.Linear:
-    """The model of the distributed section: one linear layer, 4 inputs, 1 output."""
+    """The model of the distributed section: one linear layer, 4 inputs, 1 output.
+    Taught in the Devices chapter (``book/devices.ipynb``)."""
     return nn.Linear(4, 1)
 
 
 def global_batch(size: int = 8, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same (inputs, targets) global batch on every process, from a fixed seed."""
+    """The same (inputs, targets) global batch on every process, from a fixed seed.
+    Taught in the Devices chapter (``book/devices.ipynb``)."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(size, 4, generator=g)
     y = x @ torch.tensor([[1.0], [-2.0], [0.5], [3.0]]) + 0.1 * torch.randn(size, 1, generator=g)
@@ -386,7 +404,8 @@ def chapter_worker(rank: int, world_size: int, checkpoint_dir: str) -> dict[str,
 
 
 def failing_worker(rank: int, world_size: int, bad_rank: int = 1) -> int:
-    """A worker whose rank ``bad_rank`` raises: shows how ``launch`` reports a failed rank."""
+    """A worker whose rank ``bad_rank`` raises: shows how ``launch`` reports a failed rank.
+    Used by the tests of the Devices chapter's distributed section (``book/devices.ipynb``)."""
     if rank == bad_rank:
         raise ValueError(f"rank {rank} was told to fail")
     dist.barrier()  # the healthy rank waits here for a partner that never comes
@@ -394,6 +413,7 @@ def failing_worker(rank: int, world_size: int, bad_rank: int = 1) -> int:
 
 
 def sleeping_worker(rank: int, world_size: int, seconds: float = 30.0) -> int:
-    """A worker that sleeps: shows ``launch``'s timeout stopping every process."""
+    """A worker that sleeps: shows ``launch``'s timeout stopping every process.
+    Used by the tests of the Devices chapter's distributed section (``book/devices.ipynb``)."""
     time.sleep(seconds)
     return rank

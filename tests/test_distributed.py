@@ -140,3 +140,47 @@ def test_nested_function_is_refused():
 def test_ddp_worker_refuses_an_uneven_split():
     with pytest.raises(ValueError, match="split evenly"):
         distributed.ddp_worker(0, 3, "/nonexistent")
+
+
+def test_a_port_clash_is_retried_once(monkeypatch):
+    calls = []
+
+    def clashing(worker, world_size, args, timeout):
+        calls.append(1)
+        if len(calls) == 1:
+            raise DistributedWorkerError(0, "RuntimeError", "The server socket has failed to listen: address already in use", "")
+        return ["ok"]
+
+    monkeypatch.setattr(distributed, "_launch_once", clashing)
+    assert launch(not_a_spawn_target, world_size=1) == ["ok"]
+    assert len(calls) == 2
+
+
+def test_other_failures_are_not_retried(monkeypatch):
+    calls = []
+
+    def failing(worker, world_size, args, timeout):
+        calls.append(1)
+        raise DistributedWorkerError(1, "ValueError", "bad", "")
+
+    monkeypatch.setattr(distributed, "_launch_once", failing)
+    with pytest.raises(DistributedWorkerError, match="bad"):
+        launch(not_a_spawn_target, world_size=1)
+    assert len(calls) == 1
+
+
+def test_a_script_main_function_is_accepted_but_an_interactive_one_is_not(monkeypatch):
+    import sys
+    import types
+
+    def worker(rank, world_size):
+        return rank
+
+    worker.__module__ = "__main__"
+    worker.__qualname__ = "worker"
+    fake_main = types.ModuleType("__main__")  # no __file__: a notebook or a REPL
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    with pytest.raises(ValueError, match="notebook cell"):
+        distributed._check_importable(worker)
+    fake_main.__file__ = "/tmp/train.py"  # a script: spawn re-imports it, the worker is found
+    distributed._check_importable(worker)
