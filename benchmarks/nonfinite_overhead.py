@@ -53,6 +53,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: steadier figures)")
     parser.add_argument("--quick", action="store_true", help="8 rounds of 10 steps")
+    parser.add_argument("--only", nargs="*", default=None, help="measure only these tools (plain is always in)")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.steps = 8, 10
@@ -67,6 +68,11 @@ def main() -> None:
         "detect_anomaly": lambda: torch.autograd.detect_anomaly(),
         "MemoryBudget": lambda: ice_lab.MemoryBudget(None),
     }
+    if args.only:
+        unknown = set(args.only) - set(tools)
+        if unknown:
+            parser.error(f"unknown tool(s) {sorted(unknown)}; choose from {list(tools)[1:]}")
+        tools = {name: make for name, make in tools.items() if name == "plain" or name in args.only}
     ratios: dict[str, list[float]] = {name: [] for name in tools}
     plain_times: list[float] = []
     for _ in range(10):  # warm-up

@@ -235,10 +235,24 @@ class watch_nonfinite:
             return
         roles = [role]
         try:
-            t.register_hook(self._grad_hook(roles))
+            node = t.grad_fn
+            if node is not None:
+                # A pre-hook on the node that made t: cheaper to register than a tensor hook.
+                node.register_prehook(self._node_prehook(roles, t.output_nr))
+            else:
+                t.register_hook(self._grad_hook(roles))
             t.__dict__[_ROLES] = (t._version, roles)
         except Exception:
             pass
+
+    def _node_prehook(self, roles: list[tuple[str, str, str]], index: int):
+        check = self._grad_hook(roles)
+
+        def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
+            if index < len(grad_outputs):
+                check(grad_outputs[index])
+
+        return prehook
 
     def _grad_hook(self, roles: list[tuple[str, str, str]]):
         def hook(grad: torch.Tensor) -> None:
