@@ -227,6 +227,10 @@ def check_estimate_peak() -> str:
     batch = (torch.randn(2048, 1024), torch.randint(0, 10, (2048,)))
     model = make()
     estimate = ice_lab.estimate_peak(model, batch, nn.CrossEntropyLoss(), torch.optim.Adam(model.parameters()))
+    # cuBLAS allocates its workspace at the first matmul: do that before measuring.
+    warm = torch.ones(64, 64, device="cuda", requires_grad=True)
+    (warm @ warm).sum().backward()
+    del warm
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     base = torch.cuda.memory_allocated()
