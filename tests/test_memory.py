@@ -385,3 +385,21 @@ def test_docstrings_name_the_chapter():
     for name in module.__all__:
         doc = getattr(module, name).__doc__
         assert doc and "Devices chapter (``book/devices.ipynb``)" in " ".join(doc.split()), name
+
+
+def test_trace_on_cuda_reads_the_allocator(monkeypatch):
+    """The CUDA path, with the allocator's counters faked: allocated and reserved per step."""
+    allocated = iter([1000, 3000, 5000])
+    reserved = iter([2**21, 2**21, 2**22])
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda *a, **k: next(allocated))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda *a, **k: next(reserved))
+    trace = memory_trace()
+    for _ in range(3):
+        trace.record()
+    assert trace.steps == [0, 1, 2]
+    assert trace.allocated == [1000, 3000, 5000] and trace.reserved == [2**21, 2**21, 2**22]
+    assert trace.growth_per_step() == pytest.approx(2000.0)
+    ax = trace.plot()
+    assert len(ax.lines) == 2 and "1.95 KiB/step" in ax.get_title()
+    assert repr(trace) == "MemoryTrace(3 records from torch.cuda.memory_allocated)"

@@ -132,3 +132,11 @@ def test_inside_the_diagnostic_modes():
     with budget:
         line = summary(big)
     assert "mean=0" in line and budget.peak == 0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_tensor_is_summarised_on_the_device():  # pragma: no cover - GPU machines only
+    t = torch.randn(1000, device="cuda")
+    t[3] = NAN
+    line = summary(t)
+    assert "cuda:0" in line and "NaN=1!" in line
