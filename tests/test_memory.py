@@ -267,20 +267,38 @@ def measured_peak(model, batch, loss_fn, opt) -> int:
     """Resident bytes before the step + MemoryBudget's peak during it (same accounting)."""
     x, y = batch
     before = param_bytes(model) + x.numel() * x.element_size() + y.numel() * y.element_size()
+    before += sum(b.numel() * b.element_size() for b in model.buffers())
     before += sum(p.grad.numel() * p.grad.element_size() for p in model.parameters() if p.grad is not None)
     before += sum(
         v.numel() * v.element_size() for s in opt.state.values() for v in s.values() if isinstance(v, torch.Tensor)
     )
     budget = MemoryBudget()
     with budget:
-        loss_fn(model(x), y).backward()
+        out = model(x)  # output and loss referenced until the step ends, as estimate_peak assumes
+        loss = loss_fn(out, y)
+        loss.backward()
         opt.step()
+    del out, loss
     return before + budget.peak
 
 
+def make_cnn() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.2),
+        nn.Flatten(), nn.Linear(8 * 8 * 8, 10),
+    )
+
+
 @pytest.mark.parametrize("opt_cls", [torch.optim.SGD, torch.optim.Adam])
-def test_estimate_peak_agrees_with_the_measured_peak(opt_cls):
-    model, batch, loss_fn = make_mlp(), data(), nn.CrossEntropyLoss()
+@pytest.mark.parametrize("kind", ["mlp", "cnn"])
+def test_estimate_peak_agrees_with_the_measured_peak(opt_cls, kind):
+    if kind == "mlp":
+        model, batch = make_mlp(), data()
+    else:
+        g = torch.Generator().manual_seed(0)
+        model, batch = make_cnn(), (torch.randn(16, 3, 16, 16, generator=g), torch.randint(0, 10, (16,), generator=g))
+    loss_fn = nn.CrossEntropyLoss()
     opt = opt_cls(model.parameters(), lr=0.01)
     for _ in range(2):  # first step (grads and state created), then a step with both present
         budget = MemoryBudget()
@@ -288,7 +306,7 @@ def test_estimate_peak_agrees_with_the_measured_peak(opt_cls):
             estimate = estimate_peak(model, batch, loss_fn, opt)
         assert budget.peak < 1024  # nothing real was allocated
         measured = measured_peak(model, batch, loss_fn, opt)
-        assert estimate == pytest.approx(measured, rel=0.01)  # observed: within 0.1%
+        assert estimate == pytest.approx(measured, rel=1e-3), (estimate, measured)  # observed: equal (torch 2.14)
 
 
 def test_estimate_peak_leaves_the_model_alone_and_handles_item():
