@@ -201,6 +201,20 @@ def _target_specifics(m: "re.Match[str]", text: str, error: Optional[BaseExcepti
     return out
 
 
+def _index_specifics(m: "re.Match[str]", error: Optional[BaseException]) -> dict:
+    """For nn.Embedding: the largest id and the table size, read from the traceback."""
+    if m.groupdict().get("size"):
+        return {"last": int(m.group("size")) - 1}
+    for frame in reversed(_frames(error)):
+        if frame.f_code.co_name == "embedding":
+            ids, weight = frame.f_locals.get("input"), frame.f_locals.get("weight")
+            if hasattr(ids, "numel") and hasattr(weight, "shape") and 0 < ids.numel() <= 10**7:
+                rows = int(weight.shape[0])
+                return {"summary": f"token id {int(ids.max())} is out of range for an Embedding with "
+                        f"{rows} rows (valid ids 0..{rows - 1})", "index": int(ids.max()), "size": rows}
+    return {}
+
+
 def _keys(block: str) -> list[str]:
     return re.findall(r'"([^"]+)"', block)
 
@@ -788,9 +802,7 @@ CATALOGUE: list[Entry] = [
             "remap ids to 0..n-1 (or map unknown ids to an <unk> id)",
         ],
         chapter="book/tensors",
-        specifics=lambda m, t, e: (
-            {"last": int(m.group("size")) - 1} if m.groupdict().get("size") else {}
-        ),
+        specifics=lambda m, t, e: _index_specifics(m, e),
     ),
     Entry(
         kind="target_dtype",

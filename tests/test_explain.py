@@ -597,3 +597,12 @@ def test_accepts_the_record_of_expect(capsys):
         linear_features()
     assert explain(provoked).kind == "shape_mismatch"
     assert explain(ice_lab.expect(RuntimeError).provoked).kind == "unknown"  # nothing caught yet
+
+
+def test_embedding_ids_are_read_from_the_traceback():
+    try:
+        nn.Embedding(10, 4)(torch.tensor([3, 12]))
+    except IndexError as err:
+        d = explain(err)
+    assert d.kind == "target_out_of_range"
+    assert "token id 12" in d.summary and "10 rows" in d.summary
