@@ -156,12 +156,15 @@ class watch_nonfinite:
         self._handles: list[Any] = []
         self._active = False
         self._last_ok: tuple[weakref.ref, int] | None = None
+        self._token = object()  # marks the tensors this entry of the watcher has hooked
+        self._leaves: dict[int, tuple[weakref.ref, list[tuple[str, str, str]]]] = {}
 
     # -- context manager -------------------------------------------------------------
     def __enter__(self) -> "watch_nonfinite":
         if self._active:
             raise RuntimeError("this watch_nonfinite is already active; enter it once at a time.")
         self._active = True
+        self._token = object()
         try:
             for name, module in self.model.named_modules():
                 self._handles.append(module.register_forward_hook(self._forward_hook(name, module)))
@@ -195,6 +198,7 @@ class watch_nonfinite:
     def _remove(self) -> None:
         self._active = False
         self._last_ok = None
+        self._leaves = {}
         handles, self._handles = self._handles, []
         for h in handles:
             h.remove()
@@ -232,19 +236,34 @@ class watch_nonfinite:
         object, with its own gradient: an output role at a new version starts a new hook;
         an input role goes with the version the module consumed (the older one).
         """
+        node = t.grad_fn
+        if node is None:  # a leaf (an input that requires grad, a parameter passed as input)
+            self._leaf_role(t, role)
+            return
         entry = t.__dict__.get(_ROLES)
-        if entry is not None and (entry[0] == t._version or not output):
-            entry[1].append(role)
+        if entry is not None and entry[0] is self._token and (entry[1] == t._version or not output):
+            if role not in entry[2]:
+                entry[2].append(role)
             return
         roles = [role]
         try:
-            node = t.grad_fn
-            if node is not None:
-                # A pre-hook on the node that made t: cheaper to register than a tensor hook.
-                node.register_prehook(self._node_prehook(roles, t.output_nr))
-            else:
-                t.register_hook(self._grad_hook(roles))
-            t.__dict__[_ROLES] = (t._version, roles)
+            # A pre-hook on the node that made t: cheaper to register than a tensor hook.
+            node.register_prehook(self._node_prehook(roles, t.output_nr))
+            t.__dict__[_ROLES] = (self._token, t._version, roles)
+        except Exception:
+            pass
+
+    def _leaf_role(self, t: torch.Tensor, role: tuple[str, str, str]) -> None:
+        """Leaves live across steps: one hook per watcher, removed on exit, roles not repeated."""
+        entry = self._leaves.get(id(t))
+        if entry is not None and entry[0]() is t:
+            if role not in entry[1]:
+                entry[1].append(role)
+            return
+        roles = [role]
+        try:
+            self._handles.append(t.register_hook(self._grad_hook(roles)))
+            self._leaves[id(t)] = (weakref.ref(t), roles)
         except Exception:
             pass
 

@@ -218,3 +218,21 @@ def test_bad_arguments():
 @pytest.mark.parametrize("obj", [NonFiniteError, watch_nonfinite, watch_nonfinite_ops])
 def test_docstrings_name_the_chapter(obj):
     assert "Numerics chapter (``book/numerics.ipynb``)" in " ".join(obj.__doc__.split())
+
+
+def test_leaf_inputs_are_hooked_once_per_watcher_and_unhooked_on_exit():
+    """An input that requires grad (a leaf reused every step) must not collect hooks or roles."""
+    model = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+    x = torch.randn(3, 4, requires_grad=True)
+    for _ in range(3):
+        with watch_nonfinite(model) as watcher:
+            for _ in range(4):
+                model(x).sum().backward()
+            (roles,) = [entry[1] for entry in watcher._leaves.values()]
+            assert roles == [("in", "0", "0 (Linear)"), ("in", "", "<model> (Sequential)")]
+        assert not x._backward_hooks  # removed on exit
+    x.grad = None
+    with pytest.raises(NonFiniteError, match="came from the loss") as info:
+        with watch_nonfinite(model):
+            model(x).sum().mul(float("inf")).backward()  # an infinite loss scale: inf gradients
+    assert (info.value.where, info.value.phase) == ("1 (Tanh)", "backward")
