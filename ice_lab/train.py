@@ -72,6 +72,7 @@ class History:
     def plot(self, ax: Any = None, title: str | None = None) -> Any:
         """Train (and validation) loss against the epoch on a matplotlib axis; returns the axis."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3))
@@ -79,6 +80,7 @@ class History:
         if any(v is not None for v in self.val_loss):
             val = [math.nan if v is None else v for v in self.val_loss]
             ax.plot(self.epoch, val, marker="o", label="validation loss")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole numbers
         ax.set_xlabel("epoch")
         ax.set_ylabel("loss")
         if title:
