@@ -233,7 +233,8 @@ def fit(
             ``torch.nn.utils.clip_grad_norm_`` between ``backward`` and ``step``.
         accumulation_steps: gradients of this many batches are summed before each optimizer
             step, each loss divided by ``accumulation_steps`` so the step matches one big
-            batch. A short group at the end of an epoch is stepped too.
+            batch. A short group at the end of an epoch is stepped too (with a smaller
+            gradient, since each of its losses is still divided by ``accumulation_steps``).
         log_csv: optional path; a CSV with columns epoch, train_loss, val_loss,
             val_accuracy, lr is written, one row per epoch, flushed as it goes.
         progress: show tqdm progress bars (``ice_lab.progress.tqdm``: ``TQDM_DISABLE=1`` in the
@@ -241,8 +242,8 @@ def fit(
         callbacks: callables called at the end of every epoch, after logging, as
             ``callback(epoch, history, model, optimizer)`` (``epoch`` counts from 1). A
             callback that returns ``True`` stops training after that epoch (early stopping);
-            any other return value is ignored. The Checkpoints chapter saves checkpoints
-            this way.
+            any other return value is ignored. Saving a checkpoint every epoch, or the best
+            model so far, is a callback too.
 
     ``train_loss`` is the mean of the (unscaled) batch losses, weighted by batch size,
     measured while the epoch trained (so in train mode, with the weights still moving).
