@@ -1,10 +1,16 @@
 """Progress bars for anything that runs longer than a couple of seconds.
 
-``from ice_lab.progress import tqdm`` is ``tqdm.auto.tqdm`` (a widget in Jupyter, text in
-a terminal) that also honours ``TQDM_DISABLE=1`` in Jupyter, which ``tqdm.notebook``
-ignores. The book's build sets that variable so executed outputs hold no bars (they would
-show a frozen "0%" in the HTML book); learners running a notebook see them. Used from the
-Datasets chapter (``book/datasets.ipynb``) on, and by ``ice_lab.train.fit``.
+``from ice_lab.progress import tqdm`` gives a widget bar in Jupyter and a text bar in a
+terminal, like ``tqdm.auto``, with two differences a learner would otherwise trip on:
+
+- it honours ``TQDM_DISABLE=1`` in Jupyter too (``tqdm.notebook`` ignores it). The book's
+  build sets that variable so executed outputs hold no bars — they would show a frozen
+  "0%" in the HTML book — while learners running a notebook see them;
+- it iterates what it wraps exactly once. ``tqdm.auto``'s bar calls ``iter()`` on its
+  iterable when it is created and again when the loop starts: for a ``DataLoader`` that
+  draws the shuffle twice (changing the data order) and starts workers for nothing.
+
+Used from the Datasets chapter (``book/datasets.ipynb``) on.
 """
 
 from __future__ import annotations
@@ -12,9 +18,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tqdm.auto import tqdm as _auto_tqdm
+from tqdm.std import tqdm as _text_tqdm
 
-__all__ = ["tqdm", "bars_disabled"]
+__all__ = ["tqdm", "bars_disabled", "in_notebook"]
 
 
 def bars_disabled() -> bool:
@@ -22,8 +28,25 @@ def bars_disabled() -> bool:
     return os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def tqdm(*args: Any, **kwargs: Any) -> _auto_tqdm:
-    """A ``tqdm.auto.tqdm`` progress bar; pass ``disable=...`` to override the environment."""
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (where a widget bar can be drawn)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+def tqdm(*args: Any, **kwargs: Any) -> _text_tqdm:
+    """A progress bar (widget in Jupyter, text elsewhere); ``disable=...`` overrides the environment."""
     if kwargs.get("disable") is None:
         kwargs["disable"] = bars_disabled()
-    return _auto_tqdm(*args, **kwargs)
+    if in_notebook():
+        try:
+            from tqdm.notebook import tqdm as _widget_tqdm
+
+            return _widget_tqdm(*args, **kwargs)
+        except ImportError:  # ipywidgets missing: fall back to text
+            pass
+    return _text_tqdm(*args, **kwargs)

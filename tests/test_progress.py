@@ -27,3 +27,31 @@ def test_explicit_argument_wins(monkeypatch):
     bar.close()
     monkeypatch.setenv("TQDM_DISABLE", "0")
     assert not bars_disabled()
+
+
+class CountingLoader:
+    """An iterable that counts how often iteration starts, like a DataLoader drawing a shuffle."""
+
+    def __init__(self) -> None:
+        self.starts = 0
+
+    def __len__(self) -> int:
+        return 3
+
+    def __iter__(self):
+        self.starts += 1
+        return iter([1, 2, 3])
+
+
+def test_wrapped_iterable_is_iterated_once(monkeypatch):
+    for value in ("1", "0"):
+        monkeypatch.setenv("TQDM_DISABLE", value)
+        loader = CountingLoader()
+        assert list(tqdm(loader)) == [1, 2, 3]
+        assert loader.starts == 1
+
+
+def test_outside_a_notebook_the_bar_is_text():
+    from ice_lab.progress import in_notebook
+
+    assert not in_notebook()
