@@ -22,11 +22,14 @@ __all__ = ["expect", "Provoked"]
 ExceptionTypes = Union[type[BaseException], tuple[type[BaseException], ...]]
 
 _QUOTE_LIMIT = 300
+# Terminal colour codes (PyTorch's torch.load message contains some): dropped when quoting.
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _first_line(message: str) -> str:
-    """The first non-empty line of an error message, shortened to fit one printed line."""
-    for line in message.splitlines():
+    """The first non-empty line of an error message, without terminal colour codes,
+    shortened to fit one printed line."""
+    for line in _ANSI_ESCAPE.sub("", message).splitlines():
         if line.strip():
             line = line.strip()
             break

@@ -102,3 +102,11 @@ def test_compiled_patterns_are_accepted():
 def test_bad_arguments_get_clear_errors(args, kwargs, error, needle):
     with pytest.raises(error, match=needle):
         expect(*args, **kwargs)
+
+
+def test_terminal_colour_codes_are_not_quoted(capsys):
+    # torch.load's weights_only message (PyTorch >= 2.6) contains bold on/off escape codes.
+    with expect(RuntimeError, match="trust the source"):
+        raise RuntimeError("Load failed, \x1b[1mdo this only if you trust the source\x1b[0m. More.")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "do this only if you trust the source. More." in out
