@@ -137,8 +137,11 @@ def _stats(t: torch.Tensor) -> str:
         parts.append(f"finite={c_i}/{n}")
     if c_i == 0:
         parts.append("no finite values")
+    elif c_i == 1:
+        # One value has no spread: a "std=nan" here would read as a NaN in the data.
+        parts.append(f"value={_fmt(mean_)}")
     else:
-        std = math.sqrt(sq_ / (c_i - 1)) if c_i > 1 else math.nan
+        std = math.sqrt(sq_ / (c_i - 1))
         parts.append(f"min={_fmt(lo_)} max={_fmt(hi_)} mean={_fmt(mean_)} std={_fmt(std)}")
     if is_float:
         parts.append(_count("NaN", nan_) + " " + _count("+Inf", pinf_) + " " + _count("-Inf", ninf_))

@@ -86,11 +86,11 @@ def test_large_tensor_does_not_copy_it(monkeypatch):
     [
         (torch.arange(10), "int64 cpu no-grad min=0 max=9 mean=4.5"),
         (torch.tensor([True, False, True, True]), "bool cpu no-grad min=0 max=1 mean=0.75"),
-        (torch.tensor([3 + 4j, complex(NAN, 0)]), "|z|: finite=1/2 min=5 max=5"),
+        (torch.tensor([3 + 4j, complex(NAN, 0)]), "|z|: finite=1/2 value=5"),
         (torch.empty(0, 3), "tensor[0, 3] float32 cpu no-grad empty"),
         (torch.empty(2, 3, device="meta"), "meta (shape only, no values)"),
         (torch.eye(3).to_sparse(), "sparse_coo nnz=3 stored values: min=1 max=1"),
-        (torch.tensor(2.5), "tensor[] float32 cpu no-grad min=2.5"),
+        (torch.tensor(2.5), "tensor[] float32 cpu no-grad value=2.5"),
         (torch.tensor([1.0, 2.0], dtype=torch.float16), "float16 cpu no-grad min=1 max=2"),
         (torch.tensor([1.0, 2.0], dtype=torch.bfloat16), "bfloat16 cpu no-grad min=1 max=2"),
         (torch.full((3,), NAN), "finite=0/3 no finite values NaN=3!"),
@@ -140,3 +140,12 @@ def test_cuda_tensor_is_summarised_on_the_device():  # pragma: no cover - GPU ma
     t[3] = NAN
     line = summary(t)
     assert "cuda:0" in line and "NaN=1!" in line
+
+
+def test_a_single_finite_value_is_shown_as_its_value_not_a_nan_std():
+    import torch
+    from ice_lab import summary
+
+    line = summary(torch.tensor([1.0, float("inf")]))
+    assert "value=1" in line and "std" not in line and "finite=1/2" in line
+    assert "std" not in summary(torch.tensor(2.5)) and "value=2.5" in summary(torch.tensor(2.5))
