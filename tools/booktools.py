@@ -295,6 +295,7 @@ def execute(path: Path | str, timeout: int = 600, allow_errors: bool = False) ->
         timeout=timeout,
         kernel_name="python3",
         allow_errors=allow_errors,
+        record_timing=False,  # no per-cell timestamps: re-executing leaves unchanged cells unchanged
         resources={"metadata": {"path": str(full.parent)}},
     )
     client.execute()
