@@ -4,7 +4,7 @@ Taught in the Training chapter (``book/training.ipynb``), which builds the same 
 hand first; the Training lab (``labs/lab-training.ipynb``) breaks it on purpose. Later
 chapters reuse ``fit`` and hook into it through ``callbacks``.
 
-This is not a framework. It is the loop the chapter writes, in one place:
+This is not a framework. It is the loop the chapter writes, in one place::
 
     for each epoch:
         model.train()
