@@ -123,13 +123,6 @@ def _model_device(model: nn.Module) -> torch.device:
     return torch.device("cpu")
 
 
-def _length(loader: Iterable[Any]) -> int | None:
-    try:
-        return len(loader)  # type: ignore[arg-type]
-    except TypeError:  # an iterable without a length (e.g. an IterableDataset's loader)
-        return None
-
-
 def _scalar_loss(loss: Any) -> torch.Tensor:
     if not isinstance(loss, torch.Tensor):
         raise TypeError(f"loss_fn must return a tensor, got {type(loss).__name__}.")
@@ -304,11 +297,8 @@ def fit(
             model.train()
             lr = float(optimizer.param_groups[0]["lr"])
             total_loss, total, in_group = 0.0, 0, 0
-            # The batch bar is updated by hand rather than wrapped around the loader: tqdm.auto
-            # calls iter() on what it wraps an extra time, which draws from the DataLoader's
-            # generator (changing the shuffling order) and starts workers for nothing.
-            batch_bar = tqdm(total=_length(train_loader), desc=f"epoch {epoch}", leave=False, **bar_options)
-            for batch in train_loader:
+            # ice_lab.progress.tqdm iterates the loader once (tqdm.auto would draw the shuffle twice).
+            for batch in tqdm(train_loader, desc=f"epoch {epoch}", leave=False, **bar_options):
                 inputs, targets = _unpack(batch, "train_loader")
                 inputs, targets = inputs.to(device), targets.to(device)
                 if in_group == 0:
@@ -322,8 +312,6 @@ def fit(
                 n = targets.shape[0] if targets.dim() > 0 else 1
                 total_loss += loss.item() * n
                 total += n
-                batch_bar.update(1)
-            batch_bar.close()
             if in_group:  # a short last group still updates the weights
                 _step(optimizer, params, clip_grad_norm)
             if total == 0:
