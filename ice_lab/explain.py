@@ -30,6 +30,8 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from .memory import format_bytes
+
 __all__ = ["Diagnosis", "explain", "KINDS", "CATALOGUE", "Entry"]
 
 # Messages are matched on at most this many characters from each end (a 100 kB message is
@@ -308,7 +310,7 @@ def _assert_specifics(m: "re.Match[str]", text: str, error: Optional[BaseExcepti
 def _oom_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]) -> dict:
     out = {k: v for k, v in m.groupdict().items() if v}
     if "bytes" in out:
-        out["request"] = _human_bytes(int(out["bytes"]))
+        out["request"] = format_bytes(int(out["bytes"]))
         out.setdefault("device", "CPU")
     out["simulated"] = bool(re.search(r"simulated", text, re.IGNORECASE))
     if out["simulated"]:
@@ -322,15 +324,6 @@ def _oom_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]
     else:
         out["summary"] = f"a tensor allocation did not fit in {where}"
     return out
-
-
-def _human_bytes(n: int) -> str:
-    value = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if value < 1024 or unit == "PiB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.2f} {unit}"
-        value /= 1024
-    return f"{n} bytes"  # pragma: no cover
 
 
 def _nonfinite_specifics(m: "re.Match[str]", text: str, error: Optional[BaseException]) -> dict:

@@ -89,7 +89,7 @@ def format_bytes(n: float) -> str:
 
     Used in ``MemoryBudget``'s messages; taught in the Devices chapter (``book/devices.ipynb``).
     """
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
             return f"{n / size:.2f} {unit}"
     return f"{int(n)} bytes"
