@@ -26,7 +26,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints/ci.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab]"
+	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export]"
 	touch $@
 
 book: $(STAMP)
