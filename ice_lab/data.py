@@ -25,6 +25,8 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import Dataset, TensorDataset, get_worker_info
 
+from ._text import check_int as _check_int
+
 if TYPE_CHECKING:
     from PIL import Image
 
@@ -54,14 +56,6 @@ BIAS_TRUE: float = 1.0
 
 
 # --------------------------------------------------------------------------- argument checks
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a whole number, got {type(value).__name__} {value!r}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
-    return int(value)
-
-
 def _check_fraction(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
         raise TypeError(f"{name} must be a number between 0 and 1, got {type(value).__name__} {value!r}.")

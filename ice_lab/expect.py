@@ -17,28 +17,11 @@ import re
 from types import TracebackType
 from typing import Pattern, Union
 
+from ._text import first_line
+
 __all__ = ["expect", "Provoked"]
 
 ExceptionTypes = Union[type[BaseException], tuple[type[BaseException], ...]]
-
-_QUOTE_LIMIT = 300
-# Terminal colour codes (PyTorch's torch.load message contains some): dropped when quoting.
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _first_line(message: str) -> str:
-    """The first non-empty line of an error message, without terminal colour codes,
-    shortened to fit one printed line."""
-    for line in _ANSI_ESCAPE.sub("", message).splitlines():
-        if line.strip():
-            line = line.strip()
-            break
-    else:
-        line = ""
-    if len(line) > _QUOTE_LIMIT:
-        line = line[: _QUOTE_LIMIT - 1] + "…"
-    return line
-
 
 def _type_names(types: tuple[type[BaseException], ...]) -> str:
     return " or ".join(t.__name__ for t in types)
@@ -65,7 +48,7 @@ class Provoked:
     def __repr__(self) -> str:
         if self.error is None:
             return f"Provoked(what={self.what!r}, nothing caught yet)"
-        return f"Provoked(what={self.what!r}, {self.type_name}: {_first_line(self.message)!r})"
+        return f"Provoked(what={self.what!r}, {self.type_name}: {first_line(self.message)!r})"
 
 
 class expect:
@@ -145,15 +128,15 @@ class expect:
                 return False  # KeyboardInterrupt, SystemExit, ...: never swallowed
             raise AssertionError(
                 f"Expected {self._expected()} ({self.what}), but got "
-                f"{type(exc).__name__}: {_first_line(str(exc))}"
+                f"{type(exc).__name__}: {first_line(str(exc))}"
             ) from exc
         message = str(exc)
         if self.pattern is not None and not self.pattern.search(message):
             raise AssertionError(
                 f"Expected {self._expected()} ({self.what}); got the right type, "
-                f"{type(exc).__name__}, but its message does not match: {_first_line(message)}"
+                f"{type(exc).__name__}, but its message does not match: {first_line(message)}"
             ) from exc
         self.provoked.error = exc
-        quoted = _first_line(message) or repr(exc)
+        quoted = first_line(message) or repr(exc)
         print(f"Provoked as expected ({self.what}) -> {type(exc).__name__}: {quoted}")
         return True

@@ -36,6 +36,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+from ._text import first_line
+
 __all__ = ["IsolatedResult", "run_isolated"]
 
 _TAIL = 4000  # characters of stdout / stderr / traceback kept
@@ -144,9 +146,7 @@ class IsolatedResult:
         if self.ok:
             return "ok: finished without an exception"
         if self.exception_type is not None:
-            first = next((ln.strip() for ln in (self.message or "").splitlines() if ln.strip()), "")
-            if len(first) > 200:
-                first = first[:199] + "…"
+            first = first_line(self.message)
             lines = [f"raised {self.exception_type}: {first}"]
             d = self.diagnosis
             if d is not None and getattr(d, "kind", "unknown") != "unknown":

@@ -38,6 +38,8 @@ from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
+from ._text import first_line, format_bytes  # format_bytes re-exported: ice_lab.memory.format_bytes
+
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "estimate_peak", "cap_gpu_memory", "parse_bytes", "format_bytes"]
 
 _UNITS = {
@@ -82,17 +84,6 @@ def parse_bytes(limit: int | str) -> int:
     if value <= 0:
         raise ValueError(f"a memory size must be positive, got {limit!r}.")
     return value
-
-
-def format_bytes(n: float) -> str:
-    """``"1.50 MiB"``: bytes in binary units with two decimals, like PyTorch's OOM messages.
-
-    Used in ``MemoryBudget``'s messages; taught in the Devices chapter (``book/devices.ipynb``).
-    """
-    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= size:
-            return f"{n / size:.2f} {unit}"
-    return f"{int(n)} bytes"
 
 
 # ---------------------------------------------------------------------------------------
@@ -540,7 +531,7 @@ def estimate_peak(
 
 
 def _meta_failure(stage: str, err: Exception) -> RuntimeError:
-    first = (str(err).strip().splitlines() or [""])[0][:300]
+    first = first_line(err)
     return RuntimeError(
         f"estimate_peak() could not run {stage} on the meta device ({type(err).__name__}: {first}). "
         "Ops whose output shape depends on values (nonzero, boolean-mask indexing), control flow "

@@ -22,6 +22,8 @@ from typing import Iterator
 
 import torch
 
+from ._text import first_line
+
 __all__ = ["summary"]
 
 try:
@@ -190,7 +192,7 @@ def summary(t: torch.Tensor) -> str:
         with _no_modes(), torch.no_grad():
             return head + " " + _values_part(t)
     except Exception as err:
-        first = (str(err).strip().splitlines() or [""])[0][:120]
+        first = first_line(err)
         return f"{head} (statistics unavailable: {type(err).__name__}: {first})"
 
 

@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from .progress import tqdm
+from ._text import check_int as _check_int
 
 __all__ = ["History", "fit", "evaluate", "overfit_one_batch"]
 
@@ -90,14 +91,6 @@ class History:
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number, got {type(value).__name__} {value!r}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
-    return value
-
-
 def _unpack(batch: Any, where: str) -> tuple[torch.Tensor, torch.Tensor]:
     """A batch must be an ``(inputs, targets)`` pair of tensors; say clearly when it is not."""
     if isinstance(batch, (tuple, list)) and len(batch) == 2:

@@ -1,0 +1,74 @@
+"""The few words every ``ice_lab`` module says the same way.
+
+One of each, so that every tool quotes an error, prints a size and refuses a bad count
+alike:
+
+* ``first_line(error)``: the first non-empty line of an error message, shortened to fit
+  a printed line (``expect``, ``run_isolated``, ``summary``, ``estimate_peak`` quote
+  PyTorch's messages with it);
+* ``format_bytes(n)``: ``"1.50 MiB"``, binary units like PyTorch's OOM messages;
+* ``check_int(name, value, minimum)``: a whole-number argument, or a clear error.
+
+Private: learners meet these through the tools that use them (the Tensors chapter's
+``expect``, the Devices chapter's ``MemoryBudget``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from typing import Any
+
+__all__ = ["first_line", "format_bytes", "check_int", "QUOTE_LIMIT"]
+
+#: Characters of an error's first line that ``first_line`` keeps (a quoted PyTorch message
+#: in a notebook output; longer lines end in "…").
+QUOTE_LIMIT = 300
+
+# Terminal colour codes (PyTorch's torch.load message contains some): dropped when quoting.
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def first_line(error_or_text: BaseException | str | None, limit: int = QUOTE_LIMIT) -> str:
+    """The first non-empty line of an error message (or of a text), stripped of terminal
+    colour codes and surrounding blanks, cut to ``limit`` characters (the last one "…").
+
+    Accepts an exception (its ``str()``), a string, or None (gives ""). An exception with
+    an empty message gives "" too: callers print the type name next to it.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 2:
+        raise ValueError(f"limit must be a whole number of characters, at least 2, got {limit!r}.")
+    if error_or_text is None:
+        return ""
+    text = error_or_text if isinstance(error_or_text, str) else str(error_or_text)
+    line = next((ln.strip() for ln in _ANSI_ESCAPE.sub("", text).splitlines() if ln.strip()), "")
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return line
+
+
+def format_bytes(n: float) -> str:
+    """``"1.50 MiB"``: bytes in binary units with two decimals, like PyTorch's OOM messages.
+
+    Used in ``MemoryBudget``'s messages and by ``explain`` for an OOM's request; taught in
+    the Devices chapter (``book/devices.ipynb``).
+    """
+    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_int(name: str, value: Any, minimum: int) -> int:
+    """``value`` as a Python ``int`` if it is a whole number (``int`` or a NumPy integer,
+    never ``bool``) of at least ``minimum``; otherwise a ``TypeError`` / ``ValueError``
+    that names the argument, what it got and what to pass instead.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a whole number (an int such as {max(minimum, 1)}), "
+            f"got {type(value).__name__} {value!r}."
+        )
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
+    return int(value)
