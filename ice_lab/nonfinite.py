@@ -47,8 +47,10 @@ class NonFiniteError(RuntimeError):
         phase: ``"forward"``, ``"backward"`` (module watcher) or ``"op"`` (op-level mode).
         tensor_summary: ``summary()`` of the offending tensor.
 
-    The message starts with ``"non-finite values (NaN/Inf)"`` (``ice_lab.explain`` files it
-    under kind ``nonfinite``). Taught in the Numerics chapter (``book/numerics.ipynb``).
+    The message's first line says where (``"non-finite values (NaN/Inf) in the forward
+    output of net.2 (Linear)"``; ``ice_lab.explain`` files it under kind ``nonfinite``);
+    the tensor's summary follows on the next line, then what to look at. The first line
+    holds no measured value, so a notebook that quotes it prints the same on every CPU. Taught in the Numerics chapter (``book/numerics.ipynb``).
     """
 
     def __init__(self, message: str, *, where: str = "", phase: str = "", tensor_summary: str = "") -> None:
@@ -293,7 +295,7 @@ class watch_nonfinite:
             s = summary(grad)
             raise NonFiniteError(
                 f"non-finite values (NaN/Inf) in the backward pass: the gradient of parameter "
-                f"{pname!r} of {label}: {s}\n"
+                f"{pname!r} of {label}\n{s}\n"
                 f"{label}'s backward produced it. Look at what its forward computes with this "
                 "parameter (a log, sqrt, division or pow of values near 0 or negative?); "
                 "ice_lab.watch_nonfinite_ops() names the exact op.",
@@ -326,7 +328,7 @@ class watch_nonfinite:
                 "values?); ice_lab.watch_nonfinite_ops() names the exact op."
             )
         return NonFiniteError(
-            f"non-finite values (NaN/Inf) in the forward output of {label}: {s}\n{why}",
+            f"non-finite values (NaN/Inf) in the forward output of {label}\n{s}\n{why}",
             where=label,
             phase="forward",
             tensor_summary=s,
@@ -342,7 +344,7 @@ class watch_nonfinite:
             produced = f" (the output of {producers[0][1]})" if producers else ""
             text = (
                 f"non-finite values (NaN/Inf) in the backward pass of {where}: the gradient it "
-                f"computed for its input{produced} holds NaN/Inf: {s}\n"
+                f"computed for its input{produced} holds NaN/Inf\n{s}\n"
                 "The gradient arriving at its output was finite, so its backward made them. "
                 "Typical causes: sqrt/log/pow/division at 0 or at negative values in its forward, "
                 "or huge activations; ice_lab.watch_nonfinite_ops() names the exact op."
@@ -351,7 +353,7 @@ class watch_nonfinite:
             where = producers[0][1] if producers else "<model>"
             text = (
                 f"non-finite values (NaN/Inf) in the backward pass: the gradient arriving at the "
-                f"model's output ({where}) holds NaN/Inf: {s}\n"
+                f"model's output ({where}) holds NaN/Inf\n{s}\n"
                 "It came from the loss, computed outside the model. Check the loss value "
                 "(is it inf or nan?) and the loss code; ice_lab.watch_nonfinite_ops() names the "
                 "exact op that made it."
@@ -360,7 +362,7 @@ class watch_nonfinite:
             where = producers[0][1] if producers else "<model>"
             text = (
                 f"non-finite values (NaN/Inf) in the backward pass: the gradient arriving at the "
-                f"output of {where} holds NaN/Inf: {s}\n"
+                f"output of {where} holds NaN/Inf\n{s}\n"
                 "No submodule consumed that output, so code in a forward() method (between "
                 "modules) made the NaN/Inf in its backward; ice_lab.watch_nonfinite_ops() names "
                 "the exact op."
@@ -455,7 +457,7 @@ class watch_nonfinite_ops(TorchDispatchMode):
             why = "Its inputs were all finite, so this op made the NaN/Inf."
         inputs = ("\n" + "\n".join(lines)) if lines else ""
         return NonFiniteError(
-            f"non-finite values (NaN/Inf) produced by {name}{during}: {s}{inputs}\n{why}",
+            f"non-finite values (NaN/Inf) produced by {name}{during}\n{s}{inputs}\n{why}",
             where=name,
             phase="op",
             tensor_summary=s,
