@@ -38,7 +38,7 @@ from typing import Any, Callable, Union
 
 from ._text import first_line
 
-__all__ = ["IsolatedResult", "run_isolated"]
+__all__ = ["IsolatedResult", "NotImportableError", "importable_name", "run_isolated"]
 
 _TAIL = 4000  # characters of stdout / stderr / traceback kept
 
@@ -159,6 +159,60 @@ class IsolatedResult:
         return f"died: {how} without a Python exception"
 
 
+class NotImportableError(TypeError):
+    """A function that a child process cannot import was given to run in one.
+
+    A child process is a fresh Python: it can run a function only by importing it by
+    module and name. That rules out a function defined in a notebook cell or in the script
+    being run (both live in ``__main__``, which the child does not have), a lambda, and a
+    function nested in another. What to do instead: pass the code as a source string,
+    ``run_isolated('''...''')``, or move the function to module level in a ``.py``
+    file and import it from there. A ``TypeError``: the argument is the wrong kind of
+    function. Taught with ``run_isolated`` in the Devices chapter (``book/devices.ipynb``).
+    """
+
+
+def importable_name(fn: Callable[..., Any], caller: str = "run_isolated()") -> tuple[str, str]:
+    """``(module, qualname)`` by which a child process can import ``fn``, or
+    :class:`NotImportableError` saying why it cannot and what to pass instead.
+
+    The one rule for every ``ice_lab`` child process: a function crosses only if
+    ``importlib.import_module(module)`` followed by ``qualname`` gives back the very same
+    object, and its module is not ``__main__`` (a notebook or the running script).
+    Taught with ``run_isolated`` in the Devices chapter (``book/devices.ipynb``).
+    """
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None)
+    shown = qualname or repr(fn)
+    advice = (
+        "A child process can only run a function it can import by module and name. "
+        "Pass the code as a source string instead, run_isolated('''...'''), or put the "
+        "function at module level in a .py file and import it from there."
+    )
+    if module == "__main__":
+        raise NotImportableError(
+            f"{caller} cannot send {shown} to a child process: it is defined in a notebook or "
+            "in the script being run (__main__), which the child does not have. " + advice
+        )
+    if not module or not qualname or "<" in qualname:
+        raise NotImportableError(
+            f"{caller} cannot send {shown} to a child process: it is defined in a local scope "
+            "or is a lambda, so it has no importable name. " + advice
+        )
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:
+        obj = None
+    if obj is not fn:
+        raise NotImportableError(
+            f"{caller} cannot import {module}.{qualname} again in a child process: that name does "
+            "not lead back to this function. " + advice
+        )
+    return module, qualname
+
+
 def _job_for(fn_or_source: Union[Callable[[], Any], str]) -> dict[str, Any]:
     if isinstance(fn_or_source, str):
         source = textwrap.dedent(fn_or_source)
@@ -172,26 +226,7 @@ def _job_for(fn_or_source: Union[Callable[[], Any], str]) -> dict[str, Any]:
             "run_isolated() takes a source string (the normal notebook use) or an importable "
             f"function with no arguments, got {type(fn_or_source).__name__}."
         )
-    module = getattr(fn_or_source, "__module__", None)
-    qualname = getattr(fn_or_source, "__qualname__", None)
-    advice = (
-        "A child process can only run a function it can import by module and name. "
-        "Pass the code as a source string instead: run_isolated('''...''')."
-    )
-    if not module or not qualname or module == "__main__" or "<" in qualname:
-        raise TypeError(
-            f"run_isolated() cannot send {qualname or fn_or_source!r} to a child process: it is "
-            f"defined in {'a notebook or script (__main__)' if module == '__main__' else 'a local scope or a lambda'}. "
-            + advice
-        )
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except Exception:
-        obj = None
-    if obj is not fn_or_source:
-        raise TypeError(f"run_isolated() cannot import {module}.{qualname} again in a child process. " + advice)
+    module, qualname = importable_name(fn_or_source)
     return {"kind": "callable", "module": module, "qualname": qualname}
 
 
@@ -260,7 +295,10 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
         (from ``ice_lab.explain``), ``stdout``/``stderr`` tails, ``exitcode``,
         ``timed_out``. Never raises for what happens in the child: a crash, an abort, a
         hang or an exception is reported. Bad arguments raise ``TypeError`` /
-        ``ValueError`` / ``SyntaxError`` (a source string that does not compile).
+        ``ValueError`` / ``SyntaxError`` (a source string that does not compile); a
+        function the child cannot import (defined in a notebook cell or the running
+        script, a lambda, a nested function) raises :class:`NotImportableError`, a
+        ``TypeError`` that says to pass the code as a source string instead.
 
     The child runs ``sys.executable`` with the parent's ``sys.path``, working directory and
     environment (plus ``PYTHONUNBUFFERED=1`` so its last prints survive a crash, and

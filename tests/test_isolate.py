@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
 import pytest
 
 from ice_lab import IsolatedResult, run_isolated
+from ice_lab.isolate import NotImportableError, importable_name
 
 
 def child_prints() -> None:
@@ -53,30 +56,42 @@ def test_hard_death_by_abort():
     assert str(result) == "died: exit code -6 (SIGABRT) without a Python exception"
 
 
+def _wait_until_dead(pid: int, bound: float = 30.0) -> str:
+    """Poll /proc until ``pid`` is a zombie or gone; the bound only stops a broken test
+    from hanging (the answer does not depend on how fast the machine is)."""
+    deadline = time.monotonic() + bound
+    state = ""
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                state = next(line for line in f if line.startswith("State:"))
+        except FileNotFoundError:
+            return "gone"
+        if "Z" in state or "X" in state:
+            return state
+        time.sleep(0.01)
+    return state
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads process states from /proc")
 def test_hang_past_the_timeout_kills_the_whole_group():
-    start = time.monotonic()
     result = run_isolated(
         """
         import subprocess, sys, time
-        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         print(grandchild.pid, flush=True)
-        time.sleep(60)
+        time.sleep(600)
         """,
         timeout=2,
     )
-    elapsed = time.monotonic() - start
     assert result.timed_out and not result.ok
     assert result.exitcode == -9
-    assert 1.9 < elapsed < 20
     assert str(result) == "timed out after 2 s: the child process was killed"
     pid = int(result.stdout.split()[0])
-    time.sleep(0.2)
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            state = next(line for line in f if line.startswith("State:"))
-        assert "Z" in state, f"grandchild {pid} still running: {state}"
-    except FileNotFoundError:
-        pass  # gone entirely
+    # Killed with its group, it dies (a zombie until reaped, or gone) instead of sleeping
+    # on for 600 s: a survivor is still asleep when the bounded poll gives up.
+    state = _wait_until_dead(pid)
+    assert state == "gone" or "Z" in state or "X" in state, f"grandchild {pid} still running: {state}"
 
 
 def test_torch_error_is_reported_with_a_diagnosis():
@@ -91,10 +106,11 @@ def test_torch_error_is_reported_with_a_diagnosis():
     assert "2x5 and 3x4" in result.message
     assert "<run_isolated>" in result.traceback and "torch.nn.Linear(3, 4)" in result.traceback
     assert result.diagnosis is not None and result.diagnosis.kind == "shape_mismatch"
-    assert str(result).splitlines() == [
-        "raised RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x5 and 3x4)",
-        f"diagnosis: shape_mismatch: {result.diagnosis.summary}",
-    ]
+    # Compared by meaning: torch's wording moves between versions (2.15 prefixes "addmm: ").
+    first, second = str(result).splitlines()
+    assert first.startswith("raised RuntimeError: ")
+    assert "shapes cannot be multiplied" in first and "(2x5 and 3x4)" in first
+    assert second == f"diagnosis: shape_mismatch: {result.diagnosis.summary}"
 
 
 def test_simulated_oom_in_the_child_keeps_its_class_for_explain():
@@ -127,13 +143,13 @@ def test_importable_function():
     assert died.exitcode == -6
 
 
-def test_functions_a_child_cannot_import_get_a_clear_error():
+def test_functions_a_child_cannot_import_get_one_clear_error():
     def local():
         pass
 
-    with pytest.raises(TypeError, match="local scope or a lambda.*source string"):
+    with pytest.raises(NotImportableError, match="local scope or is a lambda.*source string"):
         run_isolated(local)
-    with pytest.raises(TypeError, match="source string"):
+    with pytest.raises(NotImportableError, match="source string"):
         run_isolated(lambda: None)
 
     def notebook_function():
@@ -141,8 +157,53 @@ def test_functions_a_child_cannot_import_get_a_clear_error():
 
     notebook_function.__module__ = "__main__"
     notebook_function.__qualname__ = "notebook_function"
-    with pytest.raises(TypeError, match="notebook or script \\(__main__\\).*run_isolated\\('''...'''\\)"):
+    with pytest.raises(NotImportableError, match=r"notebook or in the script being run \(__main__\)") as info:
         run_isolated(notebook_function)
+    assert "run_isolated('''...''')" in str(info.value)
+    assert "module level in a .py file" in str(info.value)
+    assert isinstance(info.value, TypeError)  # the wrong kind of argument
+
+
+def test_a_renamed_function_is_refused():
+    def renamed():
+        pass
+
+    renamed.__module__ = __name__
+    renamed.__qualname__ = "child_prints"  # that name leads to another function
+    with pytest.raises(NotImportableError, match="does not lead back to this function"):
+        run_isolated(renamed)
+
+
+def test_importable_name_is_the_one_rule():
+    assert importable_name(child_prints) == (__name__, "child_prints")
+    with pytest.raises(NotImportableError, match=r"^launch\(\) cannot send"):
+        importable_name(lambda: None, caller="launch()")
+
+
+SCRIPT = """
+import ice_lab.isolate
+
+def work():
+    print("never runs")
+
+try:
+    ice_lab.run_isolated(work)
+except ice_lab.isolate.NotImportableError as err:
+    print("refused:", err)
+"""
+
+
+def test_a_script_main_function_is_refused_too(tmp_path):
+    """The same rule in a real script: its functions live in __main__, which a child lacks."""
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    try:
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    finally:
+        script.unlink()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: run_isolated() cannot send work to a child process")
+    assert "(__main__)" in done.stdout and "never runs" not in done.stdout
 
 
 @pytest.mark.parametrize("timeout, err", [(0, ValueError), (-1, ValueError), (float("inf"), ValueError), ("2", TypeError), (True, TypeError)])
