@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ._text import check_int
+
 __all__ = ["EnvReport", "report", "best_device", "set_seed"]
 
 _MAX_SEED = 2**32 - 1
@@ -106,42 +108,63 @@ def best_device() -> torch.device:
     return torch.device("cpu")
 
 
+# What set_seed(..., deterministic=True) changed, so that deterministic=False can put it back.
+_SAVED: dict[str, object] = {}
+_CUBLAS = "CUBLAS_WORKSPACE_CONFIG"
+_CUBLAS_VALUE = ":4096:8"
+
+
 def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
     """Seed Python's ``random``, NumPy, torch (CPU and every CUDA device) and return a
     ``torch.Generator`` seeded the same way, to hand to a ``DataLoader``.
 
-    ``deterministic=True`` also asks PyTorch for deterministic algorithms
-    (``torch.use_deterministic_algorithms(True)``, cuDNN deterministic, no cuDNN
-    benchmarking, and the cuBLAS workspace setting CUDA needs); an operation with no
-    deterministic implementation then raises instead of silently varying.
-    ``deterministic=False`` switches those settings back off.
+    ``deterministic=True`` also asks PyTorch for deterministic algorithms: it calls
+    ``torch.use_deterministic_algorithms(True)``, sets ``torch.backends.cudnn.deterministic
+    = True`` and ``torch.backends.cudnn.benchmark = False`` (benchmarking picks kernels by
+    speed, run by run), and sets the environment variable ``CUBLAS_WORKSPACE_CONFIG`` to
+    ``":4096:8"`` if it is unset (cuBLAS needs a fixed workspace to be deterministic; a
+    value you set yourself is kept). An operation with no deterministic implementation
+    then raises instead of silently varying.
+
+    ``deterministic=False`` (the default) turns deterministic algorithms and cuDNN's
+    deterministic mode off, and undoes what an earlier ``deterministic=True`` changed:
+    ``cudnn.benchmark`` gets back the value it had before, and ``CUBLAS_WORKSPACE_CONFIG``
+    is removed if ``set_seed`` was the one that set it. Otherwise it leaves
+    ``cudnn.benchmark`` and the environment alone.
+
+    A caveat on CUDA: PyTorch reads ``CUBLAS_WORKSPACE_CONFIG`` once, when cuBLAS makes
+    its first workspace (the first matrix multiply on the GPU). Set after that, it comes
+    too late for this process, and removing it later does not shrink the workspace. For a
+    deterministic GPU run, call ``set_seed(seed, deterministic=True)`` before any CUDA
+    work, or set the variable before Python starts.
 
     Taught in the Tensors chapter (a first seed) and the Training chapter
     (two runs, identical loss curves).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(
-            f"set_seed expects an integer seed, got {type(seed).__name__} {seed!r}. "
-            "Pass a whole number such as set_seed(0)."
-        )
-    if not 0 <= int(seed) <= _MAX_SEED:
+    seed = check_int("seed", seed, 0)  # an int or a NumPy integer, not negative
+    if seed > _MAX_SEED:
         raise ValueError(
-            f"set_seed expects a seed between 0 and 2**32 - 1 (NumPy's limit), got {seed}. "
-            "Pick a smaller non-negative number."
+            f"seed must be at most 2**32 - 1 (NumPy's limit), got {seed}. Pick a smaller number."
         )
     if not isinstance(deterministic, bool):
         raise TypeError(
             f"deterministic must be True or False, got {type(deterministic).__name__} {deterministic!r}."
         )
-    seed = int(seed)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device
-    torch.backends.cudnn.benchmark = False
-    torch.backends.cudnn.deterministic = deterministic
     if deterministic:
-        # cuBLAS needs a fixed workspace to be deterministic (CUDA >= 10.2).
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        _SAVED.setdefault("benchmark", torch.backends.cudnn.benchmark)
+        torch.backends.cudnn.benchmark = False
+        if _CUBLAS not in os.environ:
+            os.environ[_CUBLAS] = _CUBLAS_VALUE
+            _SAVED["cublas"] = _CUBLAS_VALUE
+    else:
+        if "benchmark" in _SAVED:
+            torch.backends.cudnn.benchmark = bool(_SAVED.pop("benchmark"))
+        if _SAVED.pop("cublas", None) is not None and os.environ.get(_CUBLAS) == _CUBLAS_VALUE:
+            del os.environ[_CUBLAS]
+    torch.backends.cudnn.deterministic = deterministic
     torch.use_deterministic_algorithms(deterministic)
     generator = torch.Generator()
     generator.manual_seed(seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -11,14 +12,21 @@ import pytest
 import torch
 
 import ice_lab
-from ice_lab import best_device, report, set_seed
+from ice_lab import best_device, env, report, set_seed
 
 
 @pytest.fixture(autouse=True)
-def restore_determinism():
+def restore_determinism(monkeypatch):
+    """Each test starts from PyTorch's defaults and no CUBLAS_WORKSPACE_CONFIG, and leaves
+    the process as it found it."""
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    benchmark = torch.backends.cudnn.benchmark
+    env._SAVED.clear()
     yield
+    env._SAVED.clear()
     torch.use_deterministic_algorithms(False)
     torch.backends.cudnn.deterministic = False
+    torch.backends.cudnn.benchmark = benchmark
 
 
 def test_report_fields_and_text():
@@ -64,18 +72,54 @@ def test_set_seed_deterministic_switches_on_and_off():
     set_seed(0, deterministic=True)
     assert torch.are_deterministic_algorithms_enabled()
     assert torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
     set_seed(0)
     assert not torch.are_deterministic_algorithms_enabled()
+    assert not torch.backends.cudnn.deterministic
+    assert "CUBLAS_WORKSPACE_CONFIG" not in os.environ  # set_seed set it, set_seed removes it
+
+
+def test_set_seed_gives_back_the_benchmark_setting_it_switched_off():
+    torch.backends.cudnn.benchmark = True  # the user's choice
+    set_seed(0)
+    assert torch.backends.cudnn.benchmark, "deterministic=False must leave benchmark alone"
+    set_seed(0, deterministic=True)
+    assert not torch.backends.cudnn.benchmark
+    set_seed(1, deterministic=True)  # twice on: the value to restore is still the user's
+    set_seed(0)
+    assert torch.backends.cudnn.benchmark, "deterministic=False must restore benchmark"
+    torch.backends.cudnn.benchmark = False
+    set_seed(0, deterministic=True)
+    set_seed(0)
+    assert not torch.backends.cudnn.benchmark
+
+
+def test_set_seed_keeps_a_cublas_setting_the_user_made(monkeypatch):
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8")
+    set_seed(0)
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
+    set_seed(0, deterministic=True)
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
+    set_seed(0)
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
+
+
+def test_set_seed_docstring_says_what_the_code_does():
+    doc = " ".join(set_seed.__doc__.split())
+    assert "``torch.backends.cudnn.benchmark = False``" in doc
+    assert "``cudnn.benchmark`` gets back the value it had before" in doc
+    assert "removed if ``set_seed`` was the one that set it" in doc
+    assert "too late" in doc  # the honest caveat on CUBLAS_WORKSPACE_CONFIG
 
 
 @pytest.mark.parametrize(
     "seed, kwargs, error, needle",
     [
-        ("0", {}, TypeError, "integer seed"),
-        (1.5, {}, TypeError, "integer seed"),
-        (True, {}, TypeError, "integer seed"),
-        (-1, {}, ValueError, "between 0 and 2\\*\\*32 - 1"),
-        (2**32, {}, ValueError, "between 0 and 2\\*\\*32 - 1"),
+        ("0", {}, TypeError, "seed must be a whole number"),
+        (1.5, {}, TypeError, "seed must be a whole number"),
+        (True, {}, TypeError, "seed must be a whole number"),
+        (-1, {}, ValueError, "seed must be at least 0, got -1"),
+        (2**32, {}, ValueError, "seed must be at most 2\\*\\*32 - 1"),
         (0, {"deterministic": "yes"}, TypeError, "True or False"),
     ],
 )
@@ -85,7 +129,11 @@ def test_set_seed_bad_arguments(seed, kwargs, error, needle):
 
 
 def test_numpy_integer_seed_is_accepted():
-    set_seed(np.int64(5))
+    gen = set_seed(np.int64(5))
+    assert gen.initial_seed() == 5 and torch.initial_seed() == 5
+    first = (random.random(), torch.rand(1).item())
+    set_seed(5)
+    assert (random.random(), torch.rand(1).item()) == first
 
 
 def test_doctor_prints_the_report():
