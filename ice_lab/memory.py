@@ -35,10 +35,8 @@ from typing import Any, Callable, Union
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves, tree_map
-
 from ._text import first_line, format_bytes  # format_bytes re-exported: ice_lab.memory.format_bytes
+from ._torch_compat import TorchDispatchMode, aten_op, storage_key, tree_leaves, tree_map
 
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "estimate_peak", "cap_gpu_memory", "parse_bytes", "format_bytes"]
 
@@ -139,7 +137,7 @@ class _Tracker:
             s = _storage(t)
             if s is None:
                 continue
-            key, nbytes = s._cdata, s.nbytes()
+            key, nbytes = storage_key(s), s.nbytes()
             old = self.sizes.get(key)
             if old is not None:  # tracked already: only a resize changes anything
                 if nbytes > old:
@@ -176,12 +174,13 @@ def _input_storages(args: Any, kwargs: Any) -> set[int]:
             if isinstance(x, torch.Tensor):
                 st = _storage(x)
                 if st is not None:
-                    found.add(st._cdata)
+                    found.add(storage_key(st))
     return found
 
 
 _aten = torch.ops.aten
 _FRESH = {_aten.lift_fresh.default, _aten.lift_fresh_copy.default}  # torch.tensor(...) data
+_LOCAL_SCALAR = aten_op("_local_scalar_dense")  # .item()
 
 
 class _TrackingMode(TorchDispatchMode):
@@ -192,7 +191,7 @@ class _TrackingMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
-        if self.meta_scalars and func is _aten._local_scalar_dense.default and args[0].device.type == "meta":
+        if self.meta_scalars and func is _LOCAL_SCALAR and args[0].device.type == "meta":
             # ``.item()`` on a meta tensor (a loss printed in loss_fn): there is no value.
             return False if args[0].dtype == torch.bool else 0
         out = func(*args, **kwargs)
@@ -413,7 +412,7 @@ def _existing_bytes(tensors: list[torch.Tensor]) -> int:
     for t in tensors:
         s = _storage(t)
         if s is not None:
-            seen[s._cdata] = s.nbytes()
+            seen[storage_key(s)] = s.nbytes()
     return sum(seen.values())
 
 

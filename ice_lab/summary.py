@@ -23,13 +23,10 @@ from typing import Iterator
 import torch
 
 from ._text import first_line
+from ._torch_compat import no_dispatch_modes, sparse_values
 
 __all__ = ["summary"]
 
-try:
-    from torch.utils._python_dispatch import _disable_current_modes as _no_modes
-except ImportError:  # pragma: no cover - very old torch
-    from contextlib import nullcontext as _no_modes
 
 # Elements per chunk: temporaries stay below ~40 MB whatever the tensor's size.
 _CHUNK = 1 << 21
@@ -189,7 +186,7 @@ def summary(t: torch.Tensor) -> str:
     try:
         # Outside any dispatch mode: summary's own temporaries must not trip
         # watch_nonfinite_ops (it builds +/-inf fill values) nor count in a MemoryBudget.
-        with _no_modes(), torch.no_grad():
+        with no_dispatch_modes(), torch.no_grad():
             return head + " " + _values_part(t)
     except Exception as err:
         first = first_line(err)
@@ -202,7 +199,7 @@ def _values_part(t: torch.Tensor) -> str:
     if t.layout != torch.strided:
         layout = str(t.layout).replace("torch.", "")
         if t.layout == torch.sparse_coo:
-            vals = t._values()
+            vals = sparse_values(t)
         elif t.layout in (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc):
             vals = t.values()
         else:

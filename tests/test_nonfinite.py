@@ -236,3 +236,117 @@ def test_leaf_inputs_are_hooked_once_per_watcher_and_unhooked_on_exit():
         with watch_nonfinite(model):
             model(x).sum().mul(float("inf")).backward()  # an infinite loss scale: inf gradients
     assert (info.value.where, info.value.phase) == ("1 (Tanh)", "backward")
+
+
+# ---------------------------------------------------------------------------- no trace left
+def all_hook_dicts(model: nn.Module) -> dict[str, int]:
+    """Every hook table a module or parameter has, with how many hooks it holds."""
+    counts = {}
+    for name, m in model.named_modules():
+        for table in (
+            "_forward_hooks",
+            "_forward_pre_hooks",
+            "_backward_hooks",
+            "_backward_pre_hooks",
+            "_forward_hooks_with_kwargs",
+            "_forward_pre_hooks_with_kwargs",
+            "_state_dict_hooks",
+            "_load_state_dict_pre_hooks",
+        ):
+            counts[f"{name}.{table}"] = len(getattr(m, table, None) or {})
+    for name, p in model.named_parameters():
+        counts[f"{name}._backward_hooks"] = len(p._backward_hooks or {})
+    return counts
+
+
+@pytest.fixture
+def handles_made(monkeypatch):
+    """Every RemovableHandle created while the fixture is active (module, tensor, node hooks)."""
+    import torch.utils.hooks
+
+    made = []
+    original = torch.utils.hooks.RemovableHandle.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(torch.utils.hooks.RemovableHandle, "__init__", spy)
+    return made
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_watcher_leaves_no_trace_on_tensors_and_model(fail, handles_made):
+    torch.manual_seed(0)
+    model = Net(Radius()) if fail else Net(nn.Tanh())
+    with torch.no_grad():
+        model.net[0].bias.zero_()
+    model(batch())  # materialise the lazy layer
+    leaf = batch(zero_row=fail).requires_grad_()
+    x = leaf * 1.0  # a non-leaf input: its node gets a pre-hook inside the watcher
+    before_dicts = {"leaf": dict(leaf.__dict__), "x": dict(x.__dict__)}
+    before_params = {n: dict(p.__dict__) for n, p in model.named_parameters()}
+    before_hooks = all_hook_dicts(model)
+    try:
+        with watch_nonfinite(model):
+            out = model(x)
+            loss = out.sum()
+            loss.backward()
+    except NonFiniteError:
+        assert fail, "a clean step must not raise"
+    else:
+        assert not fail, "the NaN gradient of sqrt at 0 must be caught"
+    # Kept alive on purpose: out, loss and x still reference the graph the watcher hooked.
+    assert out.grad_fn is not None and x.grad_fn is not None
+    assert {"leaf": dict(leaf.__dict__), "x": dict(x.__dict__)} == before_dicts
+    assert out.__dict__ == {} and loss.__dict__ == {}
+    assert {n: dict(p.__dict__) for n, p in model.named_parameters()} == before_params
+    assert all_hook_dicts(model) == before_hooks
+    assert not leaf._backward_hooks
+    hooked = [h for h in handles_made if h.hooks_dict_ref() is not None]
+    assert handles_made, "the spy must see the watcher's hooks"
+    live = [h for h in hooked if h.id in h.hooks_dict_ref()]
+    assert live == [], f"{len(live)} hooks left on modules, tensors or graph nodes"
+    pickle.loads(pickle.dumps(model))  # no closures left behind
+
+
+def test_node_hooks_of_a_long_loop_are_forgotten_when_their_graph_is_freed():
+    model = Net(nn.Tanh())
+    model(batch())
+    with watch_nonfinite(model) as watcher:
+        for _ in range(300):
+            model(batch()).sum().backward()
+        assert len(watcher._handles) < 1024 + 64  # pruned, not one handle per step forever
+        assert len(watcher._nodes) < 50  # roles of freed tensors are dropped
+
+
+# ---------------------------------------------------------------------------- private torch APIs
+def test_without_current_autograd_node_op_mode_degrades_with_a_warning(monkeypatch):
+    from ice_lab import _torch_compat
+
+    monkeypatch.delattr(torch._C, "_current_autograd_node")
+    monkeypatch.setattr(_torch_compat, "_warned", set())
+    model = zero_row_model(False)
+    with pytest.warns(_torch_compat.TorchCompatWarning, match="_current_autograd_node.*cannot name the autograd node"):
+        with pytest.raises(NonFiniteError, match="produced by aten") as info:
+            with watch_nonfinite_ops():
+                model(batch(zero_row=True)).sum().backward()
+    assert "autograd node" not in str(info.value)
+
+
+def test_without_version_counter_the_watcher_still_names_the_module(monkeypatch):
+    from ice_lab import _torch_compat
+
+    monkeypatch.setattr(_torch_compat, "_warned", set())
+
+    def no_version(t):
+        _torch_compat._degraded("Tensor._version", "test")
+        return None
+
+    monkeypatch.setattr("ice_lab.nonfinite.version_counter", no_version)
+    model = zero_row_model(True)
+    with pytest.warns(_torch_compat.TorchCompatWarning, match="Tensor._version"):
+        with pytest.raises(NonFiniteError) as info:
+            with watch_nonfinite(model):
+                model(batch(zero_row=True)).sum().backward()
+    assert (info.value.where, info.value.phase) == ("net.2 (Radius)", "backward")
