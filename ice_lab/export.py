@@ -1,0 +1,463 @@
+"""Does the exported model still compute what the original computes? ``check_export``.
+
+An export can succeed and still be wrong: a trace that recorded one branch, a batch size
+baked into the graph, a model exported in train mode, a file that needs preprocessing the
+server forgot. ``check_export`` runs the original model and the exported artefact on the
+example inputs **and on other batch sizes**, and reports, for each run, whether they
+agree, by how much they differ, and what error the artefact raised, if it raised one.
+
+    >>> report = check_export(model, example, "digits.onnx", batch_sizes=(1, 3, 32))
+    >>> print(report)            # one line per run, then the verdict
+    >>> assert report.ok         # every run agreed, within the tolerance
+
+``export_warnings`` records what an exporter warns about (``TracerWarning``, deprecation
+notices) and keeps torch's export log lines off the screen, so a notebook can print the
+warnings short: category and first sentence.
+
+Taught in the Export chapter (``book/export.ipynb``); every Verify step of the Export lab
+(``labs/lab-export.ipynb``) calls ``check_export``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import torch
+from torch import nn
+
+from ._text import check_int, first_line
+
+__all__ = ["check_export", "ExportReport", "RunResult", "export_warnings", "CaughtWarnings"]
+
+Inputs = tuple[torch.Tensor, ...]
+
+#: What to install when onnxruntime is missing (the ``export`` extra of ice_lab).
+INSTALL_HINT = 'pip install onnxruntime  (or: pip install "ice_lab[export]")'
+
+_TORCHSCRIPT_WRAPPER = "The following operation failed in the TorchScript interpreter"
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class RunResult:
+    """One run of the original and the exported artefact on the same inputs."""
+
+    label: str  #: which inputs: "example inputs", "batch of 3", "extra inputs 0"
+    batch_size: int
+    max_abs: list[float] = field(default_factory=list)  #: per output: max |exported - original|
+    max_rel: list[float] = field(default_factory=list)  #: per output: max_abs / max |original|
+    agree: list[bool] = field(default_factory=list)  #: per output: within the tolerance
+    error: BaseException | None = None  #: what was raised, kept whole (never swallowed)
+    failed_side: str = ""  #: "exported", "original" or "comparison" when error is set
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.agree) and all(self.agree)
+
+    @property
+    def error_text(self) -> str:
+        """``Type: first line`` of the error (TorchScript's wrapper line skipped), or ""."""
+        return _error_text(self.error) if self.error is not None else ""
+
+
+@dataclass
+class ExportReport:
+    """What ``check_export`` found. ``print(report)`` shows it; ``report.ok`` sums it up."""
+
+    kind: str  #: "TorchScript", "ExportedProgram (torch.export)", "ONNX (onnxruntime)"
+    model_in_eval_mode: bool  #: False if the original, or any submodule, was in train mode
+    rtol: float
+    atol: float
+    runs: list[RunResult]
+
+    @property
+    def ok(self) -> bool:
+        """True when every run agreed within the tolerance and nothing raised."""
+        return bool(self.runs) and all(r.ok for r in self.runs)
+
+    @property
+    def failed_batch_sizes(self) -> list[int]:
+        """Batch sizes of the runs that raised an error (in the order run)."""
+        return [r.batch_size for r in self.runs if r.error is not None]
+
+    @property
+    def disagreeing_batch_sizes(self) -> list[int]:
+        """Batch sizes of the runs that ran but differed beyond the tolerance."""
+        return [r.batch_size for r in self.runs if r.error is None and not all(r.agree)]
+
+    @property
+    def errors(self) -> list[BaseException]:
+        """Every exception raised during the check, in order (to re-raise or explain)."""
+        return [r.error for r in self.runs if r.error is not None]
+
+    @property
+    def max_abs(self) -> float:
+        """The largest absolute difference over every run and output that ran."""
+        values = [v for r in self.runs for v in r.max_abs]
+        return max(values) if values else float("nan")
+
+    def __str__(self) -> str:
+        mode = "eval mode" if self.model_in_eval_mode else (
+            "TRAIN MODE: dropout and BatchNorm behave differently in eval(); call "
+            "model.eval() before exporting and checking"
+        )
+        lines = [
+            f"check_export: {self.kind} against the original model ({mode})",
+            f"agree when max |exported - original| <= {self.atol:g} + {self.rtol:g} "
+            "* max |original|, per output",
+        ]
+        for r in self.runs:
+            where = f"  {r.label:<16} batch {r.batch_size:>4}: "
+            if r.error is not None:
+                side = {"original": "the ORIGINAL model failed", "comparison": "cannot compare"}
+                lines.append(where + f"{side.get(r.failed_side, 'FAILED')}: {r.error_text}")
+            elif all(r.agree):
+                lines.append(where + "agree")
+            else:
+                worst = [f"output {i}: max abs diff {a:.2g}, max rel diff {q:.2g}"
+                         for i, (a, q, ok) in enumerate(zip(r.max_abs, r.max_rel, r.agree))
+                         if not ok]
+                lines.append(where + "DIFFER, " + "; ".join(worst))
+        bad = len([r for r in self.runs if not r.ok])
+        if self.ok:
+            lines.append(f"verdict: all {len(self.runs)} runs agree")
+        else:
+            lines.append(f"verdict: {bad} of {len(self.runs)} runs fail or disagree")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+# --------------------------------------------------------------------------- helpers
+def _error_text(error: BaseException) -> str:
+    """``Type: message`` on one line; for TorchScript, the real error, not its wrapper."""
+    text = str(error)
+    if type(error).__module__.startswith("onnxruntime"):
+        # onnxruntime puts the useful part (which index, got what) on the next lines
+        return f"{type(error).__name__}: {first_line(' '.join(text.split()))}"
+    if text.startswith(_TORCHSCRIPT_WRAPPER):
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        return first_line(lines[-1]) if lines else type(error).__name__
+    return f"{type(error).__name__}: {first_line(text)}"
+
+
+def _as_inputs(value: Any, what: str) -> Inputs:
+    inputs = (value,) if isinstance(value, torch.Tensor) else value
+    if (
+        not isinstance(inputs, (tuple, list))
+        or not inputs
+        or not all(isinstance(t, torch.Tensor) for t in inputs)
+    ):
+        raise TypeError(
+            f"{what} must be a tensor or a tuple of tensors (one per argument of forward), "
+            f"got {type(value).__name__}. Example: check_export(model, (x,), exported)."
+        )
+    if any(t.dim() == 0 for t in inputs):
+        raise ValueError(f"{what}: every input needs a batch dimension (dim 0); got a 0-d tensor.")
+    sizes = {t.shape[0] for t in inputs}
+    if len(sizes) != 1:
+        raise ValueError(
+            f"{what}: the inputs have different batch sizes {sorted(sizes)}; check_export "
+            "resizes dim 0 of every input together, so they must agree."
+        )
+    return tuple(inputs)
+
+
+def _resized(inputs: Inputs, n: int) -> Inputs:
+    """The example rows repeated (or cut) to a batch of ``n``: realistic values, new size."""
+    rows = torch.arange(n) % inputs[0].shape[0]
+    return tuple(t[rows.to(t.device)] for t in inputs)
+
+
+def _flatten(output: Any) -> list[torch.Tensor]:
+    if isinstance(output, torch.Tensor):
+        return [output]
+    if isinstance(output, (tuple, list)):
+        return [t for item in output for t in _flatten(item)]
+    raise TypeError(
+        f"an output of type {type(output).__name__} cannot be compared; check_export "
+        "compares tensors, or tuples and lists of tensors."
+    )
+
+
+def _onnx_session(source: Any) -> Any:
+    try:
+        import onnxruntime as ort
+    except ImportError as err:
+        raise ImportError(f"checking an ONNX model needs onnxruntime: {INSTALL_HINT}") from err
+    if isinstance(source, ort.InferenceSession):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(
+                f"no ONNX file at {path!r}: pass the path torch.onnx.export wrote to."
+            )
+        return ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    # torch.onnx.ONNXProgram, what torch.onnx.export(..., dynamo=True) returns
+    proto = source.model_proto.SerializeToString()
+    return ort.InferenceSession(proto, providers=["CPUExecutionProvider"])
+
+
+def _runner(exported: Any) -> tuple[str, Callable[[Inputs], Any]]:
+    """(kind, run): how to call the artefact on a tuple of input tensors."""
+    if isinstance(exported, torch.jit.ScriptModule):
+        return "TorchScript", lambda xs: exported(*xs)
+    if isinstance(exported, torch.export.ExportedProgram):
+        module = exported.module()
+        return "ExportedProgram (torch.export)", lambda xs: module(*xs)
+    onnx_program = type(exported).__name__ == "ONNXProgram" and hasattr(exported, "model_proto")
+    is_session = type(exported).__name__ == "InferenceSession"
+    if isinstance(exported, (str, os.PathLike)) or onnx_program or is_session:
+        session = _onnx_session(exported)
+        names = [i.name for i in session.get_inputs()]
+
+        def run_onnx(xs: Inputs) -> list[torch.Tensor]:
+            if len(xs) != len(names):
+                raise ValueError(
+                    f"the ONNX model takes {len(names)} input(s) {names}, given {len(xs)}."
+                )
+            feed = {n: t.detach().cpu().numpy() for n, t in zip(names, xs)}
+            return [torch.from_numpy(o) for o in session.run(None, feed)]
+
+        return "ONNX (onnxruntime)", run_onnx
+    if isinstance(exported, nn.Module):
+        raise TypeError(
+            f"exported is a plain {type(exported).__name__}, not an export: pass the "
+            "ScriptModule from torch.jit.trace/script, the ExportedProgram from "
+            "torch.export.export (not its .module()), or the path of an ONNX file."
+        )
+    raise TypeError(
+        f"check_export cannot run a {type(exported).__name__}: pass a ScriptModule, an "
+        "ExportedProgram, the path of an ONNX file, or an onnxruntime.InferenceSession."
+    )
+
+
+def _compare(
+    got: list[torch.Tensor], want: list[torch.Tensor], rtol: float, atol: float, run: RunResult
+) -> None:
+    if len(got) != len(want):
+        raise ValueError(f"the export gave {len(got)} output(s), the original {len(want)}.")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if tuple(g.shape) != tuple(w.shape):
+            raise ValueError(
+                f"output {i} has shape {tuple(g.shape)}, the original's {tuple(w.shape)}."
+            )
+        g64, w64 = g.detach().cpu().double(), w.detach().cpu().double()
+        same = torch.isclose(g64, w64, rtol=0.0, atol=0.0, equal_nan=True)
+        diff = torch.where(same, torch.zeros_like(g64), (g64 - w64).abs()).nan_to_num(
+            nan=float("inf")
+        )
+        finite = w64[torch.isfinite(w64)].abs()
+        scale = finite.max().item() if finite.numel() else 0.0
+        max_abs = diff.max().item() if diff.numel() else 0.0
+        run.max_abs.append(max_abs)
+        run.max_rel.append(max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else float("inf")))
+        run.agree.append(max_abs <= atol + rtol * scale)
+
+
+class _Preserved:
+    """Buffers (BatchNorm statistics) and the random state, restored after the check: a
+    check run in train mode must not change the model it checks."""
+
+    def __init__(self, model: nn.Module, exported: Any, devices: list[int]) -> None:
+        self.tensors = [b for _, b in model.named_buffers()]
+        if isinstance(exported, torch.export.ExportedProgram):
+            self.tensors += [t for t in exported.state_dict.values() if isinstance(t, torch.Tensor)]
+        self.devices = devices
+
+    def __enter__(self) -> None:
+        self.saved = [t.detach().clone() for t in self.tensors]
+        self.rng = torch.random.fork_rng(devices=self.devices)
+        self.rng.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.rng.__exit__(*exc)
+        with torch.no_grad():
+            for t, s in zip(self.tensors, self.saved):
+                t.copy_(s)
+
+
+# --------------------------------------------------------------------------- the check
+def check_export(
+    model: nn.Module,
+    example_inputs: torch.Tensor | Sequence[torch.Tensor],
+    exported: Any,
+    *,
+    batch_sizes: Sequence[int] = (1, 3, 32),
+    extra_inputs: Sequence[torch.Tensor | Sequence[torch.Tensor]] = (),
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
+) -> ExportReport:
+    """Run ``model`` and its export on the same inputs and report where they disagree.
+
+    Args:
+        model: the original ``nn.Module``. It is run as it is (its mode is not changed,
+            and the report says whether it was in eval mode); its buffers and the random
+            state are restored afterwards.
+        example_inputs: the inputs the export was made with: a tensor, or a tuple with one
+            tensor per argument of ``forward``, batch in dim 0.
+        exported: a ``torch.jit.ScriptModule`` (``trace``/``script``), a
+            ``torch.export.ExportedProgram``, or an ONNX model run with onnxruntime: the
+            path of the ``.onnx`` file, the ``ONNXProgram`` that ``torch.onnx.export``
+            returns, or an ``onnxruntime.InferenceSession``.
+        batch_sizes: other batch sizes to try; the example rows are repeated to fill them.
+        extra_inputs: more inputs to run as they are (e.g. inputs that take the other
+            branch of an ``if``): each a tensor or a tuple of tensors.
+        rtol, atol: an output agrees when
+            ``max |exported - original| <= atol + rtol * max |original|``. The defaults
+            leave room for float32 rounding (a runtime that adds the same products in
+            another order differs in the last bits, about 1e-7 relative per operation)
+            and catch real bugs, which differ in the first digits.
+
+    Returns an ``ExportReport``: one ``RunResult`` per run, with the max absolute and
+    relative difference per output, or the exception the run raised (kept whole in
+    ``RunResult.error``; nothing is hidden and nothing is raised for a failed run).
+    ``report.ok`` is True only if every run agreed.
+
+    Taught in the Export chapter (``book/export.ipynb``); used by every Verify step of
+    the Export lab (``labs/lab-export.ipynb``).
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be the original nn.Module, got {type(model).__name__}.")
+    example = _as_inputs(example_inputs, "example_inputs")
+    sizes = [check_int("each batch size", n, 1) for n in batch_sizes]
+    extras = [_as_inputs(x, f"extra_inputs[{i}]") for i, x in enumerate(extra_inputs)]
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ValueError(f"{name} must be a number >= 0, got {value!r}.")
+    kind, run_exported = _runner(exported)
+
+    cases: list[tuple[str, Inputs]] = [("example inputs", example)]
+    cases += [(f"batch of {n}", _resized(example, n)) for n in dict.fromkeys(sizes)
+              if n != example[0].shape[0]]
+    cases += [(f"extra inputs {i}", x) for i, x in enumerate(extras)]
+    cuda = sorted({t.device.index or 0 for _, xs in cases for t in xs if t.is_cuda})
+
+    in_eval = not any(m.training for m in model.modules())
+    runs: list[RunResult] = []
+    with _Preserved(model, exported, cuda), torch.no_grad():
+        for label, xs in cases:
+            run = RunResult(label=label, batch_size=int(xs[0].shape[0]))
+            runs.append(run)
+            try:
+                want = _flatten(model(*xs))
+            except Exception as err:  # the original itself fails: say so, do not blame the export
+                run.error, run.failed_side = err, "original"
+                continue
+            try:
+                got = _flatten(run_exported(xs))
+            except Exception as err:
+                run.error, run.failed_side = err, "exported"
+                continue
+            try:
+                _compare(got, want, float(rtol), float(atol), run)
+            except Exception as err:
+                run.error, run.failed_side = err, "comparison"
+                run.max_abs, run.max_rel, run.agree = [], [], []
+    return ExportReport(kind, in_eval, float(rtol), float(atol), runs)
+
+
+# --------------------------------------------------------------------------- warnings
+_FIRST_SENTENCE = re.compile(r"^(.{40,}?[.!?])\s")
+_LOG_PREFIXES = ("torch", "onnxscript", "onnx_ir")
+
+
+def _export_loggers() -> list[logging.Logger]:
+    """torch's loggers that print by themselves (torch._logging gives many of them their
+    own stderr handler), and those of the ONNX exporter's libraries."""
+    found = [logging.getLogger(p) for p in _LOG_PREFIXES]
+    for name, logger in list(logging.Logger.manager.loggerDict.items()):
+        if (
+            isinstance(logger, logging.Logger)
+            and name.split(".")[0] in _LOG_PREFIXES
+            and (logger.handlers or not logger.propagate)
+            and logger not in found
+        ):
+            found.append(logger)
+    return found
+
+
+class CaughtWarnings:
+    """What ``export_warnings`` recorded: the warnings, torch's log lines, and what was
+    written to stderr (torch.export prints the partial graph of a failed export there)."""
+
+    def __init__(self) -> None:
+        self.warnings: list[warnings.WarningMessage] = []
+        self.log_lines: list[str] = []
+        self.stderr = ""
+
+    def lines(self) -> list[str]:
+        """``Category: first sentence`` for each distinct warning, in order."""
+        seen: dict[str, None] = {}
+        for w in self.warnings:
+            text = first_line(str(w.message))
+            m = _FIRST_SENTENCE.match(text)
+            seen[f"{w.category.__name__}: {m.group(1) if m else text}"] = None
+        return list(seen)
+
+    def categories(self) -> list[str]:
+        return list(dict.fromkeys(w.category.__name__ for w in self.warnings))
+
+    def show(self) -> None:
+        """Print ``lines()``, one per line (no file names, no paths)."""
+        for line in self.lines():
+            print(line)
+
+
+class _Collect(logging.Handler):
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(logging.WARNING)  # what torch would have printed; not its debug trace
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = first_line(record.getMessage())
+        if line:
+            self.sink.append(f"{record.levelname}: {line}")
+
+
+class export_warnings:
+    """Record every warning raised in the block, torch's export log lines and whatever is
+    written to stderr, instead of printing them (their printed form names files on this
+    machine). Warnings and log lines stay available on the returned ``CaughtWarnings``.
+
+        with export_warnings() as caught:
+            traced = torch.jit.trace(model, x)
+        caught.show()        # TracerWarning: Converting a tensor to a Python boolean ...
+
+    Errors are not touched: an exception raised in the block propagates as usual.
+    Taught in the Export chapter (``book/export.ipynb``).
+    """
+
+    def __enter__(self) -> CaughtWarnings:
+        self.caught = CaughtWarnings()
+        self._warnings = warnings.catch_warnings(record=True)
+        self.caught.warnings = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        self._handler = _Collect(self.caught.log_lines)
+        self._saved: list[tuple[logging.Logger, list[logging.Handler], bool]] = []
+        for logger in _export_loggers():
+            self._saved.append((logger, logger.handlers[:], logger.propagate))
+            logger.handlers = [self._handler]
+            logger.propagate = False
+        self._stderr = io.StringIO()
+        self._redirect = contextlib.redirect_stderr(self._stderr)
+        self._redirect.__enter__()
+        return self.caught
+
+    def __exit__(self, *exc: Any) -> bool:
+        self._redirect.__exit__(*exc)
+        self.caught.stderr = self._stderr.getvalue()
+        for logger, handlers, propagate in self._saved:
+            logger.handlers = handlers
+            logger.propagate = propagate
+        self._warnings.__exit__(*exc)
+        return False
+
