@@ -110,16 +110,14 @@ def test_html_bundle_is_published(shell, capsys, monkeypatch):
 def test_torch_origin_unknown_error_is_diagnosed():
     import torch
 
-    try:
+    with pytest.raises(KeyError) as info:
         torch.nn.Module().register_buffer("a.b", None)
-    except KeyError as err:
-        d = ice_lab.explain(err)
-        assert d.kind == "unknown"
-        assert magic.is_torch_related(err, d)
-    try:
+    d = ice_lab.explain(info.value)
+    assert d.kind == "unknown"
+    assert magic.is_torch_related(info.value, d)
+    with pytest.raises(ValueError) as info:
         int("x")
-    except ValueError as err:
-        assert not magic.is_torch_related(err, ice_lab.explain(err))
+    assert not magic.is_torch_related(info.value, ice_lab.explain(info.value))
 
 
 def test_bad_argument():

@@ -207,12 +207,50 @@ def test_callbacks_get_epoch_history_model_optimizer_and_can_stop():
     assert len(h) == 2
 
 
-def test_device_argument_moves_the_model():
-    model = linear()
+class MoveRecorder(nn.Module):
+    """A model that records where it is sent (``.to``) and where its inputs arrive.
+
+    With one device on this machine (the CPU), "the model ends up on the CPU" would pass
+    whatever ``fit`` does; what ``fit`` asks for can be checked on any machine."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = linear()
+        self.moves: list = []
+        self.input_devices: set = set()
+
+    def to(self, *args, **kwargs):
+        self.moves.append(args)
+        return super().to(*args, **kwargs)
+
+    def forward(self, x):
+        self.input_devices.add(x.device)
+        return self.inner(x)
+
+
+def test_device_argument_moves_the_model_and_the_batches(monkeypatch):
+    moved = []
+    real_to = torch.Tensor.to
+
+    def spy(self, *args, **kwargs):
+        moved.append(args[0] if args else kwargs.get("device"))
+        return real_to(self, *args, **kwargs)
+
     train, _ = loaders()
+    model = MoveRecorder()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    monkeypatch.setattr(torch.Tensor, "to", spy)
+    fit(model, train, nn.CrossEntropyLoss(), opt, epochs=1, device="cpu", progress=False)
+    assert model.moves == [(torch.device("cpu"),)]
+    assert moved and all(d == torch.device("cpu") for d in moved)  # every batch sent there
+    assert model.input_devices == {torch.device("cpu")}
+
+    moved.clear()
+    model = MoveRecorder()
     fit(model, train, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
-        epochs=1, device="cpu", progress=False)
-    assert next(model.parameters()).device.type == "cpu"
+        epochs=1, progress=False)
+    assert model.moves == []  # no device given: the model stays where it is
+    assert moved and all(d == torch.device("cpu") for d in moved)  # batches go to the model's device
 
 
 # --------------------------------------------------------------------------- bad arguments
