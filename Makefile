@@ -10,7 +10,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 600
 JB_STRICT := -W --keep-going
-# Notebooks run two at a time, each whole notebook in one worker (nbval's cells share a kernel).
+# The portability pass runs two notebooks at a time (one thread each, so two cores are not
+# oversubscribed), each whole notebook in one worker (nbval's cells share a kernel).
 XDIST := -n 2 --dist loadfile
 # The portability pass: generic (non-vectorised) ATen kernels, one thread, MKL's reproducible
 # code path. Other CPUs round differently; committed outputs must hold under both settings.
@@ -40,7 +41,7 @@ book-strict: $(STAMP)
 # Pass 2: strict nbval over every notebook again, under the portable kernel settings.
 test: book-strict
 	@echo "== make test, pass 1 of 2: unit tests and strict nbval, this machine's CPU kernels"
-	$(PY) -m pytest tests book labs $(NBVAL) $(XDIST)
+	$(PY) -m pytest tests book labs $(NBVAL)
 	@echo "== make test, pass 2 of 2: strict nbval under portable kernels: $(PORTABLE_ENV)"
 	env $(PORTABLE_ENV) $(PY) -m pytest book labs $(NBVAL) $(XDIST)
 
