@@ -60,6 +60,13 @@ test-nb: $(STAMP)
 execute: $(STAMP)
 	$(PY) tools/booktools.py execute $(NB)
 
+# The oldest torch pyproject.toml accepts and the newest one pip offers: unit tests and every
+# notebook executed (outputs not compared) in a venv each, under .venv-compat/. Slow (GBs
+# of installs), so not part of `make test` or CI.
+COMPAT_TORCH ?= 2.6.0 2.15.0
+test-compat:
+	$(PYTHON) tools/compat.py $(COMPAT_TORCH)
+
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab labs
 

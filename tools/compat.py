@@ -1,0 +1,131 @@
+"""Run the book against the oldest and the newest PyTorch a learner may have.
+
+`make test-compat` calls this once per version. For each, it builds a venv under
+`.venv-compat/torch-<version>` (ignored by git), installs that torch with ice_lab and its
+test and export extras, runs the unit tests, and executes every notebook of the book and
+the labs in a scratch copy (outputs are not compared: other versions print other
+messages). It ends with one table row per version, e.g.
+
+    torch 2.6.0   unit tests: 1012 passed, 0 failed   notebooks: 22/22 ran
+
+Each version costs a few GB of disk and several minutes (mostly the install), so CI does
+not run it; run it after changing what a cell does with a version-dependent API.
+
+    python tools/compat.py 2.6.0 2.15.0      # what `make test-compat` runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+# torchvision releases that go with each torch release (torchvision pins its torch).
+# A torch newer than the newest torchvision gets that torchvision without its pin.
+TORCHVISION = {"2.6": "0.21.0", "2.7": "0.22.1", "2.8": "0.23.0", "2.9": "0.24.1",
+               "2.10": "0.25.0", "2.11": "0.26.0", "2.12": "0.27.1", "2.13": "0.28.0",
+               "2.14": "0.29.1"}
+NEWEST_TORCHVISION = "0.29.2"
+
+
+def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, text=True, **kwargs)
+
+
+def build_venv(version: str) -> Path:
+    venv = ROOT / ".venv-compat" / f"torch-{version}"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        _run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # The machine-wide cap (if any) would refuse a newer torch than CI's: lift it here only.
+    env = dict(os.environ, PIP_CONSTRAINT="/dev/null")
+    minor = ".".join(version.split(".")[:2])
+    vision = TORCHVISION.get(minor)
+    pip = [str(python), "-m", "pip", "install", "--quiet"]
+    _run(pip + ["--upgrade", "pip"], env=env, check=True)
+    if vision:
+        _run(pip + [f"torch=={version}", f"torchvision=={vision}"], env=env, check=True)
+    else:
+        _run(pip + [f"torch=={version}"], env=env, check=True)
+        _run(pip + ["--no-deps", f"torchvision=={NEWEST_TORCHVISION}"], env=env, check=True)
+    _run(pip + ["-e", f"{ROOT}[test,export]", "pyyaml", f"torch=={version}"], env=env, check=True)
+    return python
+
+
+def unit_tests(python: Path) -> str:
+    out = _run([str(python), "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+                "--deselect", "tests/test_strictness.py"],
+               cwd=ROOT, capture_output=True)
+    print(out.stdout[-3000:])
+    last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "no output"
+    passed = re.search(r"(\d+) passed", last)
+    failed = re.search(r"(\d+) failed", last)
+    return f"{passed.group(1) if passed else 0} passed, {failed.group(1) if failed else 0} failed"
+
+
+EXECUTE = """
+import sys, nbformat
+sys.path.insert(0, {tools!r})
+import booktools
+failures = []
+for path in booktools.notebooks():
+    try:
+        booktools.execute(path)
+        print("ran   ", path, flush=True)
+    except Exception as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[-1][:200]
+        print("FAILED", path, "->", first, flush=True)
+        failures.append(str(path))
+print("notebooks:", len(booktools.notebooks()) - len(failures), "of", len(booktools.notebooks()))
+"""
+
+
+def notebooks(python: Path) -> tuple[str, list[str]]:
+    scratch = Path(tempfile.mkdtemp(prefix="ice-compat-"))
+    try:
+        # A scratch copy of the repository, so no committed notebook is touched.
+        shutil.copytree(ROOT, scratch / "repo", ignore=shutil.ignore_patterns(
+            ".venv*", "_build", ".git", "__pycache__", ".pytest_cache"))
+        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"))
+        out = _run([str(python), "-c", code], cwd=scratch / "repo", capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=str(scratch / "repo")))
+        print(out.stdout[-6000:], out.stderr[-2000:])
+        lines = out.stdout.strip().splitlines()
+        summary = next((l for l in reversed(lines) if l.startswith("notebooks:")), "notebooks: ?")
+        return summary, [l for l in lines if l.startswith("FAILED")]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("versions", nargs="+", help="torch versions, e.g. 2.6.0 2.15.0")
+    args = parser.parse_args(argv)
+    rows = []
+    for version in args.versions:
+        python = build_venv(version)
+        actual = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"],
+                                capture_output=True, text=True).stdout.strip()
+        tests = unit_tests(python)
+        ran, failed = notebooks(python)
+        rows.append((actual, tests, ran, failed))
+    print("\ncompatibility:")
+    for actual, tests, ran, failed in rows:
+        print(f"  torch {actual:<14} unit tests: {tests:<22} {ran}")
+        for line in failed:
+            print("      ", line)
+    return 0 if all(not f and " 0 failed" in t for _, t, _, f in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
