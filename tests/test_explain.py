@@ -1,7 +1,9 @@
 """ice_lab.explain: every catalogue kind provoked for real (or read from the recorded GPU log).
 
 The provocations run with the installed torch, so a wording change in a new PyTorch makes
-these tests fail instead of silently turning diagnoses into "unknown".
+these tests fail instead of silently turning diagnoses into "unknown". Real messages pasted
+by learners are tested in test_explain_realworld.py; the catalogue's structure (order does
+not matter, chapters exist) in test_explain_catalogue.py.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ import argparse
 import importlib
 import io
 import pickle
+import os
 import re
-import time
+import signal
 import warnings
 from pathlib import Path
 
@@ -21,7 +24,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import ice_lab
-from ice_lab.explain import CATALOGUE, KINDS, Diagnosis, explain  # noqa: E402
+from ice_lab import memory, nonfinite
+from ice_lab.explain import KINDS, Diagnosis, explain
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU_LOG = ROOT / "reference" / "gpu-probe-h200.log"
@@ -131,6 +135,27 @@ def dataloader_spawn_lambda():
         next(iter(loader))
 
 
+class DiesInWorker(torch.utils.data.Dataset):
+    """A dataset whose worker process is killed (as the system's OOM killer would)."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        os.kill(os.getpid(), signal.SIGKILL)
+        return torch.zeros(1)  # pragma: no cover - never reached
+
+
+def dataloader_worker_killed():
+    from torch.utils.data import DataLoader
+
+    next(iter(DataLoader(DiesInWorker(), num_workers=1, multiprocessing_context="fork")))
+
+
+def matmul_in_code():
+    torch.ones(2, 3) @ torch.ones(2, 3)
+
+
 def view_transposed():
     torch.zeros(3, 4).t().view(12)
 
@@ -159,6 +184,7 @@ def clip_nonfinite():
 
 
 needs_no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="provokes the no-CUDA error")
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="kills a forked DataLoader worker")
 
 PROVOCATIONS = [
     # (function, kind, words that must appear in the summary)
@@ -182,6 +208,8 @@ PROVOCATIONS = [
     (weights_only, "unsafe_unpickling", ["argparse.Namespace"]),
     (pickle_lambda, "dataloader_pickling", ["lambda"]),
     (dataloader_spawn_lambda, "dataloader_pickling", ["lambda"]),
+    pytest.param(dataloader_worker_killed, "dataloader_worker_crash", ["worker"], marks=needs_fork),
+    (matmul_in_code, "shape_mismatch", ["matrix product", "2x3 @ 2x3"]),
     (view_transposed, "view_non_contiguous", ["contiguous"]),
     pytest.param(cuda_tensor, "cuda_unavailable", ["GPU"], marks=needs_no_cuda),
     pytest.param(cuda_checkpoint, "cuda_unavailable", ["CUDA"], marks=needs_no_cuda),
@@ -236,8 +264,7 @@ def test_state_dict_prefix_is_named():
     assert d.kind == "state_dict_mismatch" and "'module.' prefix" in d.summary
 
 
-def test_memory_budget_message_if_available():
-    memory = pytest.importorskip("ice_lab.memory")
+def test_memory_budget_message():
     try:
         with memory.MemoryBudget("1 MiB"):
             torch.zeros(1024, 1024)
@@ -251,8 +278,7 @@ def test_memory_budget_message_if_available():
         pytest.fail("MemoryBudget('1 MiB') did not refuse a 4 MiB tensor")
 
 
-def test_nonfinite_error_if_available():
-    nonfinite = pytest.importorskip("ice_lab.nonfinite")
+def test_nonfinite_error():
     try:
         with nonfinite.watch_nonfinite_ops():
             torch.log(torch.tensor([-1.0]))
@@ -334,8 +360,9 @@ VARIANTS = [
     ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
      "device_mismatch", "cuda:0"),
     ("expected scalar type Long but found Float", "target_dtype", "Long"),
+    # The target is named outright: the loss's labels have the wrong dtype (not any dtype).
     ("Expected object of scalar type Long but got scalar type Float for argument #2 'target' in call to _thnn_nll_loss_forward",
-     "dtype_mismatch", "Float"),
+     "target_dtype", "Float"),
     ("Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
      "device_mismatch", "cuda"),
     ("Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same",
@@ -394,6 +421,10 @@ VARIANTS = [
     ("Storage size calculation overflowed with sizes=[2147483648, 2147483648]", "out_of_memory", "memory"),
     ("The size of tensor a (64) must match the size of tensor b (10) at non-singleton dimension 1",
      "broadcast_mismatch", "64 and 10"),
+    # Not a device-side assert: a kernel touched memory it does not own.
+    ("CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be asynchronously "
+     "reported at some other API call\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+     "illegal_memory_access", "illegal memory access"),
 ]
 
 
@@ -405,20 +436,11 @@ def test_variant_wordings(text, kind, word):
 
 
 def test_every_kind_is_covered_by_a_test():
-    tested = {p.values[1] if hasattr(p, "values") else p[1] for p in PROVOCATIONS}
-    tested |= {v[1] for v in VARIANTS} | {"device_side_assert"}
-    assert tested == set(KINDS) - {"unknown"}
     provoked_on_cpu = {p.values[1] if hasattr(p, "values") else p[1] for p in PROVOCATIONS}
-    assert set(KINDS) - {"unknown"} - provoked_on_cpu == {"device_side_assert"}
-
-
-def test_catalogue_uses_only_known_kinds_and_chapters():
-    chapters = {"book/tensors", "book/autograd", "book/datasets", "book/training", "book/numerics",
-                "book/devices", "book/checkpoints"}
-    for entry in CATALOGUE:
-        assert entry.kind in KINDS and entry.kind != "unknown"
-        assert entry.chapter in chapters, entry.chapter
-        assert entry.causes and entry.fixes
+    tested = provoked_on_cpu | {v[1] for v in VARIANTS} | {"device_side_assert"}
+    assert tested == set(KINDS) - {"unknown"}
+    # Only kernel failures on a GPU cannot be provoked here (their texts come from real logs).
+    assert set(KINDS) - {"unknown"} - provoked_on_cpu == {"device_side_assert", "illegal_memory_access"}
 
 
 # --------------------------------------------------------------------------- anything at all
@@ -471,20 +493,18 @@ def test_unknown_preserves_message():
     assert "something nobody has ever seen" in d.summary
 
 
-def test_huge_message_is_fast_and_preserved():
+def test_huge_message_is_preserved():
+    """Speed is measured in benchmarks/explain_speed.py; here only the results."""
     text = "x" * 100_000
-    start = time.perf_counter()
     d = explain(text)
-    assert time.perf_counter() - start < 2.0
     assert d.kind == "unknown" and d.message == text
     wrapped = "Caught RuntimeError in DataLoader worker process 0.\n" + "frame\n" * 20_000 + \
         "RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1"
     d = explain(wrapped)
     assert d.kind == "shape_mismatch" and "[3]" in d.summary and d.message == wrapped
     adversarial = "mat1 and mat2 shapes cannot be multiplied (" + "1x" * 50_000
-    start = time.perf_counter()
-    explain(adversarial)
-    assert time.perf_counter() - start < 2.0
+    d = explain(adversarial)
+    assert d.kind == "shape_mismatch" and d.message == adversarial
 
 
 def test_chained_cause_is_diagnosed():
@@ -533,6 +553,7 @@ def test_text_and_html_forms():
     assert "Fixes:" in text and "Read: book/datasets" in text
     page = d._repr_html_()
     assert "dataloader_pickling" in page
+    assert '<a href="../book/datasets.html"><code>book/datasets</code></a>' in page
     page = explain("Can't pickle local object 'main.<locals>.<lambda>'")._repr_html_()
     assert "main.&lt;locals&gt;.&lt;lambda&gt;" in page and "<locals>" not in page
     assert "<script" not in page and "dataloader_pickling" in page and "<li>" in page
@@ -549,15 +570,18 @@ def test_reexported_from_package():
 
 def test_public_docstrings_name_a_chapter():
     module = importlib.import_module("ice_lab.explain")  # ice_lab.explain is the function
+    engine = importlib.import_module("ice_lab.explain.engine")
+    render = importlib.import_module("ice_lab.explain.render")
     magic = importlib.import_module("ice_lab.magic")
 
-    for obj in (module.explain, module.Diagnosis, magic.load_ipython_extension,
-                magic.unload_ipython_extension, magic.is_torch_related):
+    for obj in (module, engine, render, module.explain, module.Diagnosis, module.Entry,
+                magic.load_ipython_extension, magic.unload_ipython_extension, magic.is_torch_related):
         assert obj.__doc__ and re.search(r"chapter", obj.__doc__, re.IGNORECASE), obj
 
 
-def test_fuzz_never_raises_and_stays_fast():
-    """Random mixtures of catalogue words, brackets and digits: no crash, no slow regex."""
+def test_fuzz_never_raises():
+    """Random mixtures of catalogue words, brackets and digits: no crash (their speed is in
+    benchmarks/explain_speed.py)."""
     import random
 
     rng = random.Random(0)
@@ -565,17 +589,13 @@ def test_fuzz_never_raises_and_stays_fast():
              "Target", "out of bounds", "Input type", "torch.cuda.FloatTensor", "simulated", "tried to allocate",
              "MiB", "live;", "limit", "'", '"', "\n", "\t", "Missing key(s) in state_dict:", "<locals>", "!", ",",
              "nan", "inf", "expected", "but got", "size", "Can't pickle", "weights_only", "é", "\x1b[1m"]
-    slowest = 0.0
     for i in range(300):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 400)))
         if i % 50 == 0:
             text = text * 50  # some long ones
-        start = time.perf_counter()
         d = explain(text)
-        slowest = max(slowest, time.perf_counter() - start)
         assert d.kind in KINDS and d.message == text
-        str(d), d._repr_html_()
-    assert slowest < 1.0, f"slowest explain took {slowest:.2f} s"
+        assert isinstance(str(d), str) and isinstance(d._repr_html_(), str)
 
 
 def test_worker_traceback_is_judged_by_its_last_line():
@@ -606,3 +626,119 @@ def test_embedding_ids_are_read_from_the_traceback():
         d = explain(err)
     assert d.kind == "target_out_of_range"
     assert "token id 12" in d.summary and "10 rows" in d.summary
+
+
+# --------------------------------------------------------------------------- true to the operation
+
+
+def provoked_summary(fn) -> str:
+    return explain(provoke(fn)).summary
+
+
+def test_a_plain_matrix_product_is_not_called_a_layer():
+    d = explain(provoke(matmul_in_code))
+    assert d.entry == "tensors.matmul_inner_sizes"
+    assert "layer" not in d.summary and "features" not in d.summary
+    assert "3 columns on the left but 2 rows on the right" in d.summary
+    assert any("transpose" in c for c in d.causes) and not any("in_features" in c for c in d.causes)
+
+
+def test_a_linear_layer_is_explained_in_its_own_terms():
+    d = explain(provoke(linear_features))
+    assert d.entry == "tensors.linear_in_features"
+    assert d.summary == "your input has 3 features but the layer expects 4 (a 2x3 batch met a 4x5 weight)"
+    assert any("in_features" in c for c in d.causes)
+
+
+def test_a_pasted_product_message_names_both_readings():
+    """Without a traceback, the same words may come from a Linear or from a product."""
+    d = explain("RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)")
+    assert d.entry == "tensors.product_shapes"
+    assert "2x3 @ 4x5 needs 3 == 4" in d.summary and "in an nn.Linear" in d.summary
+    pasted_linear = ('  File "/x/site-packages/torch/nn/modules/linear.py", line 125, in forward\n'
+                     "    return F.linear(input, self.weight, self.bias)\n"
+                     "RuntimeError: mat1 and mat2 shapes cannot be multiplied (192721x92 and 103x64)")
+    assert explain(pasted_linear).entry == "tensors.linear_in_features"
+    pasted_mm = ("    gamma = torch.mm(A_taskpair, self.gamma.t())\n"
+                 "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x2 and 6x64)")
+    assert explain(pasted_mm).entry == "tensors.matmul_inner_sizes"
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda: torch.bmm(torch.zeros(2, 3, 4), torch.zeros(2, 5, 6)), ["torch.bmm", "[2, 4]", "[2, 5]"]),
+    (conv_channels, ["3 input channels", "has 1"]),
+    (lambda: F.nll_loss(torch.zeros(2, 3, 4), torch.zeros(2, 5, dtype=torch.long)), ["[2, 4]", "[2, 5]"]),
+    (lambda: F.binary_cross_entropy_with_logits(torch.zeros(4, 1), torch.zeros(4)), ["[4]", "[4, 1]", "loss"]),
+    (lambda: F.cross_entropy(torch.zeros(2, 3, 4, 4), torch.zeros(2, 1, 4, 4, dtype=torch.long)),
+     ["(N, H, W)", "4 dimensions"]),
+], ids=["bmm", "conv", "nll_loss_target", "bce_target", "segmentation_target"])
+def test_wording_true_to_the_operation(fn, words):
+    d = explain(provoke(fn))
+    assert d.kind in ("shape_mismatch", "conv_channels"), d
+    for word in words:
+        assert word in d.summary, f"{word!r} not in {d.summary!r}"
+    assert "features" not in d.summary
+
+
+def test_no_template_is_left_unfilled_or_misspelt():
+    from ice_lab.explain import CATALOGUE
+
+    for entry in CATALOGUE:
+        for text in [entry.summary, entry.fallback, *entry.causes, *entry.fixes]:
+            assert "  " not in text and not text.endswith((" ", ".")), (entry.name, text)
+            assert "or of the" not in text, (entry.name, text)
+        assert "{" not in entry.fallback or entry.fallback != entry.summary, entry.name
+
+
+# --------------------------------------------------------------------------- why, and never raising
+
+
+def test_verbose_says_which_entry_matched_and_on_what():
+    d = explain("Target 255 is out of bounds.", verbose=True)
+    assert d.entry == "training.target_out_of_range"
+    assert "training.target_out_of_range" in d.why and "'Target 255 is out of bounds'" in d.why
+    assert str(d).splitlines()[-1].startswith("Why: entry 'training.target_out_of_range'")
+    assert "Why:" in d._repr_html_()
+    quiet = explain("Target 255 is out of bounds.")
+    assert quiet.why == d.why and "Why:" not in str(quiet) and "Why:" not in quiet._repr_html_()
+
+
+def test_why_names_what_was_outranked():
+    d = explain("Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same")
+    assert d.kind == "device_mismatch" and "tensors.two_dtypes" in d.why
+
+
+def test_one_megabyte_message():
+    text = "RuntimeError: " + "x" * 500_000 + "\nExpected all tensors to be on the same device, but found " \
+        "at least two devices, cuda:0 and cpu!\n" + "y" * 500_000
+    d = explain(text)
+    assert len(text) > 1_000_000 and d.message == text
+    assert d.kind == "unknown"  # the middle of a huge message is not read; its ends are
+    d = explain("z" * 1_000_000 + "\nRuntimeError: CUDA error: out of memory")
+    assert d.kind == "out_of_memory"
+
+
+def test_binary_junk():
+    junk = bytes(range(256)) * 4000
+    for thing in (junk, junk.decode("latin-1"), bytearray(junk[:1000]), "\x00" * 10_000):
+        d = explain(thing)
+        assert d.kind in KINDS and isinstance(str(d), str) and isinstance(d._repr_html_(), str)
+
+
+def test_ansi_colour_codes():
+    text = "\x1b[31mRuntimeError\x1b[0m: \x1b[1mTarget 7 is out of bounds.\x1b[0m"
+    d = explain(text)
+    assert d.kind == "target_out_of_range" and "7" in d.summary and d.message == text
+
+
+def test_launcher_and_pytest_prefixes():
+    ranked = ("[rank0]: Traceback (most recent call last):\n"
+              '[rank0]:   File "train.py", line 3, in <module>\n'
+              "[rank0]:     x.numpy()\n"
+              "[rank0]: TypeError: can't convert cuda:0 device type tensor to numpy.")
+    assert explain(ranked).kind == "numpy_conversion"
+    pytest_e = ("    def test_step():\n>       model(x)\n\n"
+                "E       RuntimeError: Expected all tensors to be on the same device, but found at least "
+                "two devices, cuda:0 and cpu!")
+    d = explain(pytest_e)
+    assert d.kind == "device_mismatch" and "cuda:0" in d.summary

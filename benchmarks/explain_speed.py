@@ -1,0 +1,66 @@
+"""How long ice_lab.explain takes on real messages (a benchmark, not a test: no assertion).
+
+Times ``explain`` on every message of tests/explain_realworld.py (each timed several times,
+its fastest run kept, so that a busy machine does not inflate one message), then on a few
+hard inputs: a 1 MB message, binary junk, and a message built to make a careless regular
+expression backtrack. Prints the median and the worst time, and the worst as a multiple of
+the median (the ratio holds across machines better than the milliseconds do).
+
+    python benchmarks/explain_speed.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from explain_realworld import MESSAGES  # noqa: E402
+
+from ice_lab import explain  # noqa: E402
+
+HARD = {
+    "1 MB message": "RuntimeError: " + "x" * 1_000_000 + "\nCUDA error: out of memory",
+    "binary junk (1 MB)": bytes(range(256)) * 4096,
+    "backtracking bait": "mat1 and mat2 shapes cannot be multiplied (" + "1x" * 50_000,
+    "20k frames of a worker traceback": "Caught RuntimeError in DataLoader worker process 0.\n"
+    + 'Traceback (most recent call last):\n' + '  File "x.py", line 1, in f\n    f()\n' * 20_000
+    + "RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1",
+}
+
+
+def fastest(thing: object, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        explain(thing)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5, help="runs per message (the fastest is kept)")
+    args = parser.parse_args()
+    explain("warm up: compile the catalogue's patterns")
+    times = sorted((fastest(m.message, args.repeat), m.source) for m in MESSAGES)
+    seconds = [t for t, _ in times]
+    median, worst = statistics.median(seconds), seconds[-1]
+    p95 = seconds[int(0.95 * (len(seconds) - 1))]
+    print(f"explain on {len(MESSAGES)} real messages (fastest of {args.repeat} runs each):")
+    print(f"  median {median * 1e3:.2f} ms, 95th percentile {p95 * 1e3:.2f} ms, worst {worst * 1e3:.2f} ms "
+          f"({worst / median:.1f}x the median)")
+    print(f"  slowest: {times[-1][1]}")
+    print("hard inputs:")
+    for label, thing in HARD.items():
+        t = fastest(thing, args.repeat)
+        print(f"  {label:<34} {t * 1e3:8.2f} ms ({t / median:.0f}x the median real message)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The catalogue behind ice_lab.explain: order never matters, names and chapters are real.
+
+The entries are matched and ranked by an explicit rule (phrasing over keyword, then
+priority; ice_lab/explain/engine.py), never by their position. These tests shuffle the
+catalogue and check that every message of the other explain tests gets the same diagnosis,
+and that no message is decided by a tie between kinds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from ice_lab.explain import CATALOGUE, KINDS, engine, explain
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import explain_realworld  # noqa: E402
+import test_explain  # noqa: E402
+from booktools import toc_files  # noqa: E402
+
+
+def _provoked() -> list[BaseException]:
+    errors = []
+    for p in test_explain.PROVOCATIONS:
+        fn = p.values[0] if hasattr(p, "values") else p[0]
+        marks = getattr(p, "marks", ())
+        if any(m.name == "skipif" and m.args and m.args[0] for m in marks):
+            continue
+        errors.append(test_explain.provoke(fn))
+    return errors
+
+
+def _everything() -> list[object]:
+    texts = [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in test_explain.VARIANTS]
+    return texts + _provoked()
+
+
+def _results(things: list[object]) -> list[tuple]:
+    out = []
+    for thing in things:
+        d = explain(thing)
+        out.append((d.kind, d.entry, d.summary, d.chapter, tuple(d.causes), tuple(d.fixes)))
+    return out
+
+
+def test_shuffling_the_entries_changes_no_result(monkeypatch):
+    catalogue = importlib.import_module("ice_lab.explain.catalogue")  # ice_lab.explain is the function
+    things = _everything()
+    expected = _results(things)
+    for seed in range(5):
+        shuffled = list(CATALOGUE)
+        random.Random(seed).shuffle(shuffled)
+        monkeypatch.setattr(catalogue, "CATALOGUE", shuffled)
+        assert _results(things) == expected, f"seed {seed} changed a diagnosis"
+    monkeypatch.setattr(catalogue, "CATALOGUE", list(reversed(CATALOGUE)))
+    assert _results(things) == expected
+
+
+def test_no_message_is_decided_by_a_tie_between_kinds():
+    for text in [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in test_explain.VARIANTS]:
+        clues = engine.Clues(engine.clean(text))
+        found = []
+        for window in (engine.final_exception(clues.text), clues.text):
+            if window:
+                found = engine._candidates(CATALOGUE, window, clues)
+                if found:
+                    break
+        if found:
+            top = max(c.rank() for c in found)
+            kinds = {c.entry.kind for c in found if c.rank() == top}
+            assert len(kinds) == 1, f"{sorted(kinds)} tie on {text[:80]!r}"
+
+
+def test_entries_are_complete_and_named_once():
+    names = [e.name for e in CATALOGUE]
+    assert len(names) == len(set(names))
+    for entry in CATALOGUE:
+        assert entry.kind in KINDS and entry.kind != "unknown", entry.name
+        assert entry.patterns and entry.causes and entry.fixes, entry.name
+        assert entry.name.split(".")[0] in {"tensors", "autograd", "datasets", "training", "numerics",
+                                            "devices", "checkpoints"}, entry.name
+    assert set(KINDS) - {"unknown"} == {e.kind for e in CATALOGUE}
+
+
+@pytest.mark.parametrize("entry", CATALOGUE, ids=lambda e: e.name)
+def test_every_chapter_named_is_in_the_book(entry):
+    assert entry.chapter in toc_files(), f"{entry.name} points to {entry.chapter}, not in _toc.yml"
+
+
+def test_the_unknown_answer_points_to_a_page_of_the_book():
+    assert explain("nothing like this").chapter in toc_files()
+
+
+def test_the_twenty_original_kinds_keep_their_names():
+    original = ["shape_mismatch", "conv_channels", "broadcast_mismatch", "dtype_mismatch", "target_dtype",
+                "target_out_of_range", "device_mismatch", "numpy_conversion", "no_grad_fn", "backward_twice",
+                "inplace_modified", "leaf_inplace", "out_of_memory", "device_side_assert",
+                "state_dict_mismatch", "unsafe_unpickling", "dataloader_pickling", "view_non_contiguous",
+                "cuda_unavailable", "nonfinite"]
+    assert list(KINDS[:20]) == original and KINDS[-1] == "unknown"
