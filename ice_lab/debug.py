@@ -328,9 +328,9 @@ def _output_checks(report: PreflightReport, outputs: Any, targets: torch.Tensor)
         if outputs.dim() == 2 and n > 1 and (rows >= 0).all() and (rows <= 1).all() and \
                 torch.allclose(rows.sum(dim=1), torch.ones(len(rows)), atol=1e-4):
             report.add("warning", "probabilities_as_logits",
-                       "every output row is a probability distribution (in [0, 1], sums "
-                       "to 1): a softmax before a loss such as cross_entropy, which "
-                       "expects raw logits")
+                       "every output row of the model is a probability distribution (in "
+                       "[0, 1], sums to 1), but losses such as cross_entropy expect raw "
+                       "logits: drop the softmax")
     elif targets.is_floating_point() and outputs.shape != targets.shape:
         report.add("warning", "target_shape",
                    f"outputs {tuple(outputs.shape)} and targets {tuple(targets.shape)} differ "
@@ -393,6 +393,12 @@ def preflight(
                            f"the loss is {shape}, not a single number: use reduction='mean' "
                            "or call .mean() on it")
                 return report
+            doubled = _softmax_then_log_softmax(loss)
+            if doubled and "probabilities_as_logits" not in report.checks:
+                report.add("warning", "probabilities_as_logits",
+                           "the loss takes log_softmax of a softmax (a softmax before "
+                           "cross_entropy, which applies log_softmax itself): pass the raw "
+                           "logits")
             report.loss = loss.item()
             if not math.isfinite(report.loss):
                 report.add("error", "loss_not_finite",
@@ -417,6 +423,23 @@ def preflight(
                            f"one optimizer step made {_names(bad)} NaN/Inf: the learning "
                            "rate is far too large, or clip the gradients")
     return report
+
+
+def _softmax_then_log_softmax(loss: torch.Tensor) -> bool:
+    """True when the loss's graph applies log_softmax directly to a softmax's output."""
+    seen, todo = set(), [loss.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        children = [child for child, _ in node.next_functions]
+        if type(node).__name__.startswith("LogSoftmaxBackward") and any(
+            c is not None and type(c).__name__.startswith("SoftmaxBackward") for c in children
+        ):
+            return True
+        todo.extend(children)
+    return False
 
 
 def _gradient_checks(report: PreflightReport, model: nn.Module) -> None:

@@ -176,6 +176,15 @@ def test_probabilities_fed_as_logits():
     assert report.findings[0].severity == "warning"
 
 
+def test_softmax_inside_the_loss():
+    def loss_fn(logits, labels):
+        return F.cross_entropy(F.softmax(logits, dim=1), labels)
+
+    report = preflight(cnn(), digits_batch(), loss_fn)
+    assert checks(report) == {"probabilities_as_logits"}
+    assert "log_softmax of a softmax" in report.findings[0].message
+
+
 def test_target_shape_broadcast():
     model = nn.Linear(3, 1)
     with pytest.warns(UserWarning):  # PyTorch's own broadcast warning, from the copy's loss
