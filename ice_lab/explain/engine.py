@@ -4,7 +4,7 @@ Nothing here knows about any kind of failure; that knowledge is the catalogue's
 (``ice_lab/explain/catalogue/``). The engine
 
 1. reads the error's text, never raising (a message of any size, bytes, a broken ``__str__``);
-2. cleans it: terminal colour codes, ``[rank0]:`` launcher prefixes and pytest's ``E   ``
+2. cleans it: terminal colour codes, ``[rank0]:`` launcher prefixes and pytest's ``E`` line
    prefixes go, HTML entities are unescaped, a huge message is cut to its two ends;
 3. looks first at the last exception of a quoted traceback (a DataLoader worker re-raises
    "Original Traceback ... RuntimeError: <the real message>"; the code lines quoted above it
@@ -54,7 +54,10 @@ _LINE_PREFIXES = re.compile(r"^(?:\[rank\d+\]:[ \t]?|E {2,}(?=\S)|E\t)", re.MULT
 
 @dataclass
 class Clues:
-    """What an entry may look at: the cleaned text, and the exception with its traceback."""
+    """What an entry may look at: the cleaned text, and the exception with its traceback.
+
+    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
+    """
 
     text: str
     error: Optional[BaseException] = None
@@ -136,7 +139,7 @@ class _Candidate:
 
 
 def safe_text(obj: object) -> str:
-    """Text of anything, never raising."""
+    """Text of anything, never raising (toolkit chapter, book/toolkit.ipynb)."""
     if isinstance(obj, str):
         return obj
     if isinstance(obj, (bytes, bytearray)):
@@ -160,7 +163,8 @@ def safe_text(obj: object) -> str:
 
 
 def clean(text: str) -> str:
-    """The text ``explain`` matches on: both ends of a huge message, paste noise removed."""
+    """The text ``explain`` matches on: both ends of a huge message, paste noise removed
+    (toolkit chapter, book/toolkit.ipynb)."""
     if len(text) > 2 * MATCH_WINDOW:
         text = text[:MATCH_WINDOW] + "\n...\n" + text[-MATCH_WINDOW:]
     text = _LINE_PREFIXES.sub("", _ANSI.sub("", text))
@@ -168,7 +172,8 @@ def clean(text: str) -> str:
 
 
 def final_exception(text: str) -> Optional[str]:
-    """The last exception line(s) of a traceback quoted inside a message, if any."""
+    """The last exception line(s) of a traceback quoted inside a message, if any
+    (toolkit chapter, book/toolkit.ipynb)."""
     if "Traceback (most recent call last)" not in text:
         return None
     lines = text.splitlines()
@@ -252,7 +257,11 @@ def _unknown(text: str, error_type: str) -> Diagnosis:
 
 
 def diagnose(error: Optional[BaseException], text: str, entries: list[Entry]) -> Diagnosis:
-    """The best diagnosis of one error (or one message when ``error`` is None)."""
+    """The best diagnosis of one error (or one message when ``error`` is None) among
+    ``entries``; ``explain`` calls it with the catalogue, and follows chained errors.
+
+    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
+    """
     clues = Clues(clean(text), error)
     error_type = type(error).__name__ if error is not None else ""
     classes = {c.__name__ for c in type(error).__mro__} if error is not None else set()

@@ -64,7 +64,10 @@ class Diagnosis:
 
 
 def to_text(d: Diagnosis) -> str:
-    """The plain-text form: kind and summary, causes, fixes, the chapter (and why)."""
+    """The plain-text form: kind and summary, causes, fixes, the chapter (and why).
+
+    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
+    """
     lines = [f"[{d.kind}] {d.summary}"]
     if d.causes:
         lines.append("Likely causes:")
@@ -80,7 +83,10 @@ def to_text(d: Diagnosis) -> str:
 
 
 def to_html(d: Diagnosis) -> str:
-    """The HTML form; every piece of the message is escaped, the chapter is a link."""
+    """The HTML form; every piece of the message is escaped, the chapter is a link.
+
+    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
+    """
     esc = html.escape
     parts = [
         '<div style="border-left:4px solid #3b82c4;padding:4px 10px;margin:4px 0;'
