@@ -739,4 +739,65 @@ frame #0: c10::Error::Error(c10::SourceLocation, std::string const&) + 0x33 (0x7
       r"""The size of tensor a (640) must match the size of tensor b (320) at non-singleton"""),
     R("broadcast_mismatch", "https://github.com/ruizhecao96/CMGAN/issues/30",
       r"""RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0"""),
+    # ==== Round 2, collected after the catalogue above was written and labelled before
+    # explain saw them: its first run got 12 of these 21 right (wrapped conv2d wording, the
+    # THNN "3D or 4D input tensor expected", "Input, output and indices must be on the
+    # current device", detectron2's "Loss became infinite or NaN" were unknown); the
+    # catalogue learnt them afterwards.
+    R("conv_channels", "https://github.com/Comfy-Org/ComfyUI/issues/8590",
+      r"""I don't know whyExpected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 16, 9, 64, 64]"""),
+    R("conv_channels", "https://github.com/VisionRush/DeepFakeDefenders/issues/30",
+      r"""RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 6, 6, 512, 512]"""),
+    R("conv_channels", "https://github.com/long123524/SEANet_torch/issues/4",
+      r"""-> 347     conv1_1 = self.activ(self.conv1_1(x))
+
+RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [2, 8, 3, 512, 512]"""),
+    R("conv_channels", "https://github.com/amir-aghdam/3D-UNet/issues/5",
+      r"""RuntimeError: Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: [1, 1, 16, 240, 240, 160]"""),
+    R("conv_channels", "https://github.com/CGCL-codes/AdvCLIP/issues/3",
+      r"""Exception has occurred: RuntimeError
+Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [32, 1024]"""),
+    R("conv_channels", "https://github.com/hughperkins/pytorch/issues/39",
+      r"""$ Invalid argument 2: 3D or 4D input tensor expected but got: [32 x 784] at /tmp/luarocks_nn-scm-1-8028/nn/lib/THNN/generic/SpatialConvolutionMM.c:33"""),
+    R("conv_channels", "https://github.com/PladsElsker/sd-webui-inpaint-difference/issues/27",
+      r"""10:53:25-006878 ERROR    Exception: Expected 3D (unbatched) or 4D (batched) input to
+                         conv2d, but got input of size: [0]"""),
+    R("conv_channels", "https://github.com/leizhang-geo/ST-CausalConvNet/issues/1",
+      r"""RuntimeError: Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [32, 24, 1, 12]"""),
+    R("device_mismatch", "https://github.com/HoyTta0/KnowledgeDistillation/issues/4",
+      r"""RuntimeError:input,output and indices must be on the current device"""),
+    R("device_mismatch", "https://github.com/huggingface/accelerate/issues/210",
+      r"""RuntimeError: Input, output and indices must be on the current device"""),
+    R("device_mismatch", "https://github.com/qitianwu/DIFFormer/issues/4",
+      r"""RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)"""),
+    R("device_mismatch", "https://github.com/yuhaozhang/summarize-radiology-findings/issues/7",
+      r"""  File "D:\vandit\venv\lib\site-packages\torch\nn\functional.py", line 1852, in embedding
+    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+RuntimeError: Input, output and indices must be on the current device"""),
+    R("device_mismatch", "https://github.com/salesforce/BLIP/pull/210",
+      r"""### RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)"""),
+    R("nonfinite", "https://github.com/csuhan/opendet2/issues/29",
+      r"""Runtime Error: floatingPointError: Loss became infinite or NaN at iteration=166!
+loss_dict = {'loss_cls_ce': nan, 'loss_box_reg': nan, 'loss_ins_con': 0.0, 'loss_cls_up': nan}"""),
+    R("nonfinite", "https://github.com/Megvii-BaseDetection/DynamicRouting/issues/42",
+      r"""FloatingPointError: Loss became infinite or NaN at iteration=5593"""),
+    R("nonfinite", "https://github.com/gist-ailab/uoais/issues/16",
+      r"""  File "/root/anaconda3/envs/uoais/lib/python3.7/site-packages/detectron2/engine/train_loop.py", line 339, in write_metrics
+    f"Loss became infinite or NaN at iteration={storage.iter}!\n"
+FloatingPointError: Loss became infinite or NaN at iteration=0!
+loss_dict = {'loss_cls': 157.09"""),
+    R("nonfinite", "https://github.com/prannaykaul/lvc/issues/20",
+      r"""File "xx/lvc/detectron2/engine/train_loop.py", line 254, in _detect_anomaly
+    raise FloatingPointError(
+FloatingPointError: Loss became infinite or NaN at iteration=1029!
+loss_dict = {'loss_box_reg_stage0': tensor(nan, device='cuda:0', grad_fn=<MeanBackward0>), 'loss_box_reg_stage1': tensor(nan, device='cuda:0', grad_fn=<MeanBackward0>), 'loss_box_reg_stage2': tensor(nan, device='cuda:0', grad_fn=<MeanBackward0>), 'data_time': 0.007915766909718513}"""),
+    R("cuda_unavailable", "https://github.com/sshaoshuai/PointRCNN/issues/128",
+      r"""no kernel image is available for execution on the device"""),
+    R("cuda_unavailable", "https://github.com/nv-tlabs/SCube/issues/7",
+      r"""    fvdb_grids = fvdb.gridbatch_from_points(JaggedTensor(cropped_xyz), **grid_batch_kwargs_finest)
+RuntimeError: CUDA error: no kernel image is available for execution on the device"""),
+    R("cuda_unavailable", "https://github.com/CSAILVision/unifiedparsing/issues/6",
+      r"""cudaCheckError() failed : no kernel image is available for execution on the device"""),
+    R("cuda_unavailable", "https://github.com/vllm-project/vllm/issues/18835",
+      r"""[Bug]: Help, RuntimeError: CUDA error: no kernel image is available for execution on the device"""),
 ]

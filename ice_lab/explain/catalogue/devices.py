@@ -194,6 +194,7 @@ ENTRIES = [
             r"Input type \((?P<dev_a>(?:torch\.|CPU)\w+)\) and weight type \((?P<dev_b>[^)]*(?:cuda|CUDA|mps|MPS)[^)]*)\)",
             r"to have the same device as tensor for argument",
             r"Expected all tensors to be on the same device",
+            r"Input,\s*output and indices must be on the current device",
             r"should be either on cpu or on the same device|expected device (?P<dev_b>[\w:]+) but got device (?P<dev_a>[\w:]+)",
             r"Expected a '(?P<dev_b>\w+)' device type for generator but found '(?P<dev_a>\w+)'",
         ],

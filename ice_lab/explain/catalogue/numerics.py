@@ -32,6 +32,7 @@ ENTRIES = [
             r"non-finite values|returned nan values|is non-finite, so it cannot be clipped",
             r"probability tensor contains either `inf`, `nan` or element < 0",
             r"found invalid values:?\s*\n?\s*tensor\(\[[^\]]*\b(?:nan|inf)\b",
+            r"Loss became infinite or NaN",
         ],
         keywords=[r"loss is (?:nan|inf)|nan loss|Detected (?:NaN|Inf)|contains? (?:NaN|Inf)"],
         error_types=("NonFiniteError",),

@@ -228,8 +228,9 @@ ENTRIES = [
         patterns=[
             r"weight of size \[(?P<weight>[^\]]*)\], expected input\[(?P<input>[^\]]*)\] to have "
             r"(?P<expected>\d+) channels, but got (?P<got>\d+) channels",
-            r"Expected (?P<want>\d+)D \(unbatched\) or (?P<want_b>\d+)D \(batched\) input to (?P<op>conv\w*), "
-            r"but got input of size:? \[(?P<input>[^\]]*)\]",
+            r"Expected (?P<want>\d+)D \(unbatched\) or (?P<want_b>\d+)D \(batched\) input to\s+(?P<op>conv\w*),"
+            r"\s+but got input of size:?\s*\[(?P<input>[^\]]*)\]",
+            r"(?P<want>\d)D or (?P<want_b>\d)D input tensor expected but got:? \[(?P<input>[^\]]*)\]",
             r"Expected (?P<want>\d+)-dimensional input for \d+-dimensional weight \[(?P<weight>[^\]]*)\], "
             r"but got (?P<got_dims>\d+)-dimensional input of size \[(?P<input>[^\]]*)\]",
             r"Kernel size can'?t be greater than actual input size|Output size is too small",
