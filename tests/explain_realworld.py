@@ -800,4 +800,73 @@ RuntimeError: CUDA error: no kernel image is available for execution on the devi
       r"""cudaCheckError() failed : no kernel image is available for execution on the device"""),
     R("cuda_unavailable", "https://github.com/vllm-project/vllm/issues/18835",
       r"""[Bug]: Help, RuntimeError: CUDA error: no kernel image is available for execution on the device"""),
+    # ==== Round 3, collected and labelled after round 2 was learnt: first run 20 of 21 right
+    # (the miss: a paste with full-width punctuation, "Attempting todeserialize ... torch。cuda").
+    R("shape_mismatch", "https://github.com/hiyouga/LlamaFactory/issues/3765",
+      r"""ValueError: Expected input batch_size (79) to match target batch_size (47).
+    return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)
+    ValueErrorreturn torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)    : 
+return self._call_impl(*args, **kwargs)Expected input batch_size (487) to match target batch_size (47).
+ValueError
+  File "/home/caiqixu/Miniconda3/envs/xt/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1527, in _call_impl
+: Expected input batch_size (103) to match target batch_size (95)."""),
+    R("shape_mismatch", "https://github.com/pytorch/pytorch/issues/139031",
+      r"""/usr/local/lib/python3.10/dist-packages/torch/nn/functional.py in cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
+   3477     if size_average is not None or reduce is not None:
+   3478         reduction = _Reduction.legacy_get_string(size_average, reduce)
+-> 3479     return torch._C._nn.cross_entropy_loss(
+   3480         input,
+   3481         target,
+
+ValueError: Expected input batch_size (60) to match target batch_size (10)."""),
+    R("shape_mismatch", "https://github.com/bingykang/Fewshot_Detection/issues/87",
+      r"""ValueError: Expected input batch_size (20) to match target batch_size (8)."""),
+    R("shape_mismatch", "https://github.com/uoguelph-mlrg/Cutout/issues/16",
+      r"""ValueError: Expected input batch_size (128) to match target batch_size (32), it happen all the time, the expexted size is 4 times batch size."""),
+    R("shape_mismatch", "https://github.com/xinge008/Cylinder3D/issues/58",
+      r"""expected input batch_size (6) to match target batch_size (2)"""),
+    R("shape_mismatch", "https://github.com/gauthierdmn/question_generation/issues/4",
+      r"""  File "/var/www/html/question_generate/env/lib/python3.6/site-packages/torch/nn/functional.py", line 1869, in nll_loss
+    .format(input.size(0), target.size(0)))
+ValueError: Expected input batch_size (1216) to match target batch_size (1280)"""),
+    R("shape_mismatch", "https://github.com/Google-Health/medgemma/issues/12",
+      r"""ValueError: Expected input batch_size (1324) to match target batch_size (0).`"""),
+    R("shape_mismatch", "https://github.com/QwenLM/Qwen-VL/issues/231",
+      r"""[BUG] <title>RuntimeError: stack expects each tensor to be equal size, but got [2] at entry 0 and [1] at entry 2,"""),
+    R("shape_mismatch", "https://github.com/mk-minchul/dcface/issues/11",
+      r"""RuntimeError: stack expects each tensor to be equal size, but got [3, 288, 224] at entry 0 and [3, 320, 256] at entry 1"""),
+    R("shape_mismatch", "https://github.com/jongwook/onsets-and-frames/issues/27",
+      r"""RuntimeError: stack expects each tensor to be equal size, but got [327680, 2] at entry 0 and [327680] at entry 6"""),
+    R("shape_mismatch", "https://github.com/taishan1994/pytorch_triple_extraction/issues/21",
+      r"""return torchstack(batch, dim =' . out=out)
+RuntimeError: stack expects each tensor to be equal size, but got [22] at entry 0 and [106] at entry 1"""),
+    R("shape_mismatch", "https://github.com/leftthomas/SRGAN/issues/118",
+      r"""RuntimeError: stack expects each tensor to be equal size, but got [1, 22, 22] at entry 0 and [3, 22, 22] at entry 5"""),
+    R("shape_mismatch", "https://github.com/curiousily/Getting-Things-Done-with-Pytorch/pull/14",
+      r"""Fix error 'RuntimeError: stack expects each tensor to be equal size, but got [0] at entry 0 and [1] at entry 3'"""),
+    R("shape_mismatch", "https://github.com/muzairkhattak/PromptSRC/issues/6",
+      r"""**RuntimeError: grad can be implicitly created only for scalar outputs**"""),
+    R("shape_mismatch", "https://github.com/xxlong0/SparseNeuS/issues/42",
+      r"""Traceback (most recent call last):
+  File "/media/disk8T/zmx/sparseneus/exp_runner_finetune.py", line 320, in train
+    loss.backward()
+  File "/home/zhumingxia/anaconda3/envs/spneus/lib/python3.10/site-packages/torch/autograd/__init__.py", line 85, in _make_grads
+    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+Thank you in advance."""),
+    R("shape_mismatch", "https://github.com/WisconsinAIVision/MaskPoint/issues/7",
+      r"""  File "/export/home/hanxiaobing/anaconda3/envs/maskpoint/lib/python3.7/site-packages/torch/autograd/__init__.py", line 50, in _make_grads
+    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+RuntimeError: grad can be implicitly created only for scalar outputs"""),
+    R("shape_mismatch", "https://github.com/PRBonn/LiDAR-MOS/issues/56",
+      r"""RuntimeError("grad can be implicitly created only for scalar outputs")"""),
+    R("cuda_unavailable", "https://github.com/jackaduma/CycleGAN-VC2/issues/10",
+      r"""RuntimeError： Attempting todeserialize object on a CUDA device but torch。cuda.is_available() is False。"""),
+    R("cuda_unavailable", "https://github.com/hkchengrex/Cutie/issues/37",
+      r"""RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU."""),
+    R("cuda_unavailable", "https://github.com/yunjey/pytorch-tutorial/issues/249",
+      r"""RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_locatio
+n=torch.device('cpu') to map your storages to the CPU."""),
+    R("cuda_unavailable", "https://github.com/HelixNGC7293/DeforumStableDiffusionLocal/issues/66",
+      r"""    raise RuntimeError('Attempting to deserialize object on a CUDA '
+RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU."""),
 ]

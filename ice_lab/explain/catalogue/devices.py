@@ -110,7 +110,7 @@ ENTRIES = [
         kind="cuda_unavailable",
         patterns=[
             r"Torch not compiled with (?P<backend>CUDA|MPS|XPU) enabled",
-            r"Attempting to deserialize object on (?:a )?(?P<backend>CUDA) device but torch\.cuda\.is_available\(\) is False",
+            r"Attempting ?to ?deserialize object on (?:a )?(?P<backend>CUDA) device",
             r"Found no NVIDIA driver",
             r"No (?P<backend>CUDA) GPUs are available",
             r"(?P<backend>CUDA) driver version is insufficient|NVIDIA driver on your system is too old",
