@@ -689,7 +689,8 @@ def test_no_template_is_left_unfilled_or_misspelt():
         for text in [entry.summary, entry.fallback, *entry.causes, *entry.fixes]:
             assert "  " not in text and not text.endswith((" ", ".")), (entry.name, text)
             assert "or of the" not in text, (entry.name, text)
-        assert "{" not in entry.fallback or entry.fallback != entry.summary, entry.name
+        # A fallback is what a learner reads when a detail is missing: never "length ? and ?".
+        assert not re.search(r"\?[ ;,)]|\?$", entry.fallback), (entry.name, entry.fallback)
 
 
 # --------------------------------------------------------------------------- why, and never raising

@@ -217,6 +217,7 @@ ENTRIES = [
         kind="numpy_conversion",
         patterns=[r"can'?(?:no)?t convert (?P<device>[\w:]+)(?: device type)? tensor to numpy"],
         summary="the tensor lives on {device}; NumPy can only read CPU memory",
+        fallback="the tensor lives on a GPU (or another device); NumPy can only read CPU memory",
         causes=["a tensor on the GPU (or the meta device) passed to NumPy, matplotlib or sklearn"],
         fixes=["t.detach().cpu().numpy()", "move results to the CPU once, at the end of the step"],
         chapter=CHAPTER,

@@ -166,6 +166,7 @@ ENTRIES = [
         patterns=[r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)"],
         summary="torch.tensor got a ragged list: sequences of length {expected} and {got} at dim "
         "{dim}; a tensor must be rectangular",
+        fallback="torch.tensor got a ragged list (sequences of different lengths); a tensor must be rectangular",
         causes=["variable-length samples (sentences, lists of boxes) turned into one tensor"],
         fixes=["pad to a common length (torch.nn.utils.rnn.pad_sequence) or keep a list of tensors"],
         chapter=CHAPTER,
@@ -180,6 +181,7 @@ ENTRIES = [
             r"and second has size (?P<got>\d+)",
         ],
         summary="the dimensions being summed over differ: {expected} vs {got}",
+        fallback="the dimensions being summed over (einsum, tensordot) differ",
         causes=["the two operands of einsum / tensordot come from different configurations or are transposed"],
         fixes=["print both shapes; the contracted dimensions (the repeated letter in einsum) must be equal"],
         chapter=CHAPTER,

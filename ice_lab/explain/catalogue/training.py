@@ -133,6 +133,7 @@ ENTRIES = [
         kind="shape_mismatch",
         patterns=[r"Expected input batch_size \((?P<inputs>\d+)\) to match target batch_size \((?P<targets>\d+)\)"],
         summary="the model produced {inputs} predictions but there are {targets} targets",
+        fallback="the model produced a different number of predictions than there are targets",
         causes=["a reshape/view in forward() merged the batch with another dimension",
                 "sequence outputs (N, T, C) flattened differently from the targets (N, T)"],
         fixes=["logits of shape (N, C) and targets of shape (N,); for sequences: "
