@@ -12,10 +12,11 @@ from typing import Optional
 from ..engine import Clues
 
 _LOSS_NAMES = ("loss", "cross_entropy", "nll")
-# A quoted frame or code line that shows a loss function at work.
+# A quoted frame of torch's own loss code (a pasted traceback, plain or Jupyter style).
 _LOSS_TEXT = re.compile(
-    r"in (?:\w*loss\w*|cross_entropy|binary_cross_entropy\w*)\b|[/\\]loss\.py|_thnn_nll_loss"
-    r"|F\.\w*(?:loss|cross_entropy)\(|criterion\w*\(",
+    r"[/\\]nn[/\\]modules[/\\]loss\.py"
+    r"|[/\\]nn[/\\]functional\.py\"?(?::\d+)?,? (?:line \d+, )?in \w*(?:loss|cross_entropy)\w*"
+    r"|in call to _thnn_\w*(?:loss|nll)\w*",
     re.IGNORECASE,
 )
 _LINEAR_TEXT = re.compile(r"modules[/\\]linear\.py|\bF\.linear\(|self\.(?:fc|linear|classifier)\w*\(")
