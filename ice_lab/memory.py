@@ -1,4 +1,5 @@
-"""Where memory goes: a simulated budget, a per-step trace, a dry-run peak and a GPU cap.
+"""Where did memory go? A simulated budget and a per-step trace (and, re-exported from
+``ice_lab.gpu_memory``, a dry-run peak and a GPU cap).
 
 * ``MemoryBudget(limit)`` counts the bytes of tensor storage allocated inside a ``with``
   block — forward, backward, optimizer — credits them back when the storage is freed, and
@@ -6,37 +7,25 @@
   pass the limit. So OOM lessons run on a laptop with no GPU.
 * ``memory_trace()`` records memory once per training step (CUDA's own figures on a GPU,
   the budget's on CPU), fits the growth per step and plots it: a leak is a slope.
-* ``estimate_peak(model, batch, loss_fn, optimizer)`` runs one training step on the
-  ``meta`` device, where tensors have shapes but no data, and returns its peak bytes
-  without allocating them.
-* ``cap_gpu_memory(gib)`` caps this process's share of a real GPU, so a real CUDA OOM
-  comes in seconds on a large card.
+* ``estimate_peak`` and ``cap_gpu_memory`` answer "will it fit on the GPU?"; they live in
+  ``ice_lab.gpu_memory`` and can be imported from here too.
 
 Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit page
-(``book/toolkit.ipynb``).
-
-How the counting works: a ``TorchDispatchMode`` sees every aten op (also the ones the
-autograd engine and the optimizer run). A tensor an op returns whose storage is neither
-tracked already nor shared with one of the op's inputs is a new allocation; its bytes are
-added, and a ``weakref.finalize`` on the storage object (PyTorch keeps one Python object per
-storage for the storage's whole life) subtracts them when the last tensor, view or saved
-tensor of the autograd graph using it is gone. Scratch buffers that a kernel allocates and
-frees internally are not seen: the figures are tensor storage, not allocator totals.
+(``book/toolkit.ipynb``). How the bytes are counted: ``ice_lab/_storage_tracker.py``.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-import weakref
 from types import TracebackType
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 import torch
-from torch import nn
-from ._text import first_line, format_bytes  # format_bytes re-exported: ice_lab.memory.format_bytes
-from ._torch_compat import TorchDispatchMode, aten_op, storage_key, tree_leaves, tree_map
+
+from ._storage_tracker import _Tracker, _TrackingMode
+from ._text import format_bytes  # re-exported: ice_lab.memory.format_bytes
+from .gpu_memory import cap_gpu_memory, estimate_peak  # re-exported: the older import path
 
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "estimate_peak", "cap_gpu_memory", "parse_bytes", "format_bytes"]
 
@@ -83,120 +72,6 @@ def parse_bytes(limit: int | str) -> int:
         raise ValueError(f"a memory size must be positive, got {limit!r}.")
     return value
 
-
-# ---------------------------------------------------------------------------------------
-# The storage tracker shared by MemoryBudget and estimate_peak.
-# ---------------------------------------------------------------------------------------
-
-
-def _storage(t: torch.Tensor) -> Any:
-    try:
-        return t.untyped_storage()
-    except Exception:  # sparse, nested or wrapper tensors: no single storage to count
-        return None
-
-
-class _Tracker:
-    """Live and peak bytes of the storages first seen as a new op output."""
-
-    def __init__(self, limit: int | None, count_meta: bool = False) -> None:
-        self.limit = limit
-        self.count_meta = count_meta  # meta storages hold no memory: only estimate_peak counts them
-        self.live = 0
-        self.peak = 0
-        self.requested: int | None = None
-        self.sizes: dict[int, int] = {}  # StorageImpl address -> bytes counted
-        self._refs: dict[int, weakref.ref] = {}  # ... -> weak reference whose callback credits it
-
-    def _freed(self, key: int) -> None:
-        self.live -= self.sizes.pop(key, 0)
-        self._refs.pop(key, None)
-
-    def _grow(self, nbytes: int, device: torch.device) -> None:
-        if self.limit is not None and self.live + nbytes > self.limit:
-            self.requested = nbytes
-            where = "the CPU" if device.type == "cpu" else str(device)
-            raise torch.OutOfMemoryError(
-                f"Simulated out of memory (ice_lab.MemoryBudget): tried to allocate "
-                f"{format_bytes(nbytes)}; {format_bytes(self.live)} live; limit {format_bytes(self.limit)}. "
-                f"This is a simulated budget on {where}, not a real allocator failure: free "
-                "what you no longer need (del, .item(), .detach()), use a smaller batch, or raise the limit."
-            )
-        self.live += nbytes
-        self.peak = max(self.peak, self.live)
-
-    def observe(self, out: Any, args: Any, kwargs: Any, fresh_inputs: bool = False) -> None:
-        if isinstance(out, torch.Tensor):
-            outputs = [out]
-        elif isinstance(out, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in out):
-            outputs = list(out)
-        else:
-            outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-        inputs: set[int] | None = set() if fresh_inputs else None  # computed only when needed
-        for t in outputs:
-            s = _storage(t)
-            if s is None:
-                continue
-            key, nbytes = storage_key(s), s.nbytes()
-            old = self.sizes.get(key)
-            if old is not None:  # tracked already: only a resize changes anything
-                if nbytes > old:
-                    self._grow(nbytes - old, t.device)
-                else:
-                    self.live -= old - nbytes
-                self.sizes[key] = nbytes
-                continue
-            if nbytes == 0 or (t.is_meta and not self.count_meta):
-                continue
-            if inputs is None:
-                inputs = _input_storages(args, kwargs)
-            if key in inputs:
-                continue  # a view of, or in-place write into, storage allocated before
-            self._grow(nbytes, t.device)  # raises over the limit: the new storage is then never counted
-            self.sizes[key] = nbytes
-            self._refs[key] = weakref.ref(s, lambda _, key=key: self._freed(key))
-
-
-def _input_storages(args: Any, kwargs: Any) -> set[int]:
-    """Storage addresses of the tensors among an op's arguments (lists of tensors included)."""
-    found: set[int] = set()
-    values = list(args) + list(kwargs.values())
-    for a in values:
-        if isinstance(a, torch.Tensor):
-            items: Any = (a,)
-        elif isinstance(a, (tuple, list)):
-            items = a if all(isinstance(x, torch.Tensor) or not isinstance(x, (tuple, list, dict)) for x in a) else tree_leaves(a)
-        elif isinstance(a, dict):
-            items = tree_leaves(a)
-        else:
-            continue
-        for x in items:
-            if isinstance(x, torch.Tensor):
-                st = _storage(x)
-                if st is not None:
-                    found.add(storage_key(st))
-    return found
-
-
-_aten = torch.ops.aten
-_FRESH = {_aten.lift_fresh.default, _aten.lift_fresh_copy.default}  # torch.tensor(...) data
-_LOCAL_SCALAR = aten_op("_local_scalar_dense")  # .item()
-
-
-class _TrackingMode(TorchDispatchMode):
-    def __init__(self, tracker: _Tracker, meta_scalars: bool = False) -> None:
-        super().__init__()
-        self.tracker = tracker
-        self.meta_scalars = meta_scalars
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        kwargs = kwargs or {}
-        if self.meta_scalars and func is _LOCAL_SCALAR and args[0].device.type == "meta":
-            # ``.item()`` on a meta tensor (a loss printed in loss_fn): there is no value.
-            return False if args[0].dtype == torch.bool else 0
-        out = func(*args, **kwargs)
-        self.tracker.observe(out, args, kwargs, fresh_inputs=func in _FRESH)
-        return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -396,212 +271,3 @@ def memory_trace(budget: MemoryBudget | None = None) -> MemoryTrace:
     (``book/toolkit.ipynb``).
     """
     return MemoryTrace(budget)
-
-
-# ---------------------------------------------------------------------------------------
-# estimate_peak
-# ---------------------------------------------------------------------------------------
-
-
-def _meta_like(t: torch.Tensor) -> torch.Tensor:
-    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
-
-
-def _existing_bytes(tensors: list[torch.Tensor]) -> int:
-    seen: dict[int, int] = {}
-    for t in tensors:
-        s = _storage(t)
-        if s is not None:
-            seen[storage_key(s)] = s.nbytes()
-    return sum(seen.values())
-
-
-def _meta_copy(model: nn.Module, optimizer: torch.optim.Optimizer | None) -> tuple[nn.Module, Any, list[torch.Tensor]]:
-    """A meta-device twin of model (and optimizer) built without copying any real data."""
-    memo: dict[int, Any] = {}
-    existing: list[torch.Tensor] = []
-    for p in list(model.parameters()) + list(model.buffers()):
-        if id(p) in memo or isinstance(p, nn.parameter.UninitializedTensorMixin):
-            continue
-        existing.append(p)
-        if isinstance(p, nn.Parameter):
-            twin = nn.Parameter(_meta_like(p), requires_grad=p.requires_grad)
-            if p.grad is not None:
-                twin.grad = _meta_like(p.grad)
-                existing.append(p.grad)
-        else:
-            twin = _meta_like(p)
-        memo[id(p)] = twin
-    twin_model = copy.deepcopy(model, memo)
-    twin_opt = None
-    if optimizer is not None:
-        groups = []
-        for group in optimizer.param_groups:
-            g = {k: v for k, v in group.items() if k != "params"}
-            g["params"] = [memo[id(p)] for p in group["params"]]
-            groups.append(g)
-        try:
-            twin_opt = type(optimizer)(groups, **optimizer.defaults)
-        except TypeError:  # an optimizer whose defaults are not all constructor arguments
-            twin_opt = type(optimizer)(groups)
-        for p, state in optimizer.state.items():
-            if id(p) not in memo:
-                continue
-            new_state = {}
-            for k, v in state.items():
-                if isinstance(v, torch.Tensor):
-                    existing.append(v)
-                    new_state[k] = _meta_like(v) if v.device.type != "cpu" or v.dim() > 0 else v.clone()
-                else:
-                    new_state[k] = copy.deepcopy(v)
-            twin_opt.state[memo[id(p)]] = new_state
-    return twin_model, twin_opt, existing
-
-
-def estimate_peak(
-    model: nn.Module,
-    example_batch: Any,
-    loss_fn: Callable[..., torch.Tensor],
-    optimizer: torch.optim.Optimizer | None,
-) -> int:
-    """Peak bytes of one training step, computed on the ``meta`` device: nothing is allocated.
-
-    The step is ``loss = loss_fn(model(inputs), targets)`` (``example_batch`` a pair
-    ``(inputs, targets)``) or ``loss = loss_fn(model(batch))`` (a single tensor), then
-    ``loss.backward()`` and ``optimizer.step()`` — state creation included (Adam's two
-    moments on its first step). It runs on a meta twin of the model and optimizer (same
-    shapes, dtypes and hyper-parameters, no data, the real model untouched), counted by
-    the same storage tracker as ``MemoryBudget``.
-
-    The result counts what is resident before the step — parameters, buffers, gradients
-    already present, optimizer state, the batch — plus the peak of what the step allocates,
-    with the model's output and the loss referenced until the step ends (as in
-    ``out = model(x); loss = loss_fn(out, y); loss.backward(); optimizer.step()``). On the
-    CPU it matches ``MemoryBudget``'s measurement of that step to the byte for MLPs, CNNs
-    (BatchNorm, Dropout, pooling) and embeddings with SGD, Adam and AdamW (torch 2.14).
-    It is tensor storage: a GPU adds the CUDA context and allocator rounding on top
-    (``torch.cuda.max_memory_allocated`` is usually a few percent higher). Code in
-    ``loss_fn`` that needs values (``.item()``, ``if loss > 0``) sees 0 / False.
-
-    Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit page
-    (``book/toolkit.ipynb``).
-    """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"estimate_peak() needs an nn.Module as model, got {type(model).__name__}.")
-    if not callable(loss_fn):
-        raise TypeError(f"loss_fn must be callable, e.g. nn.CrossEntropyLoss(), got {type(loss_fn).__name__}.")
-    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(
-            f"optimizer must be a torch.optim.Optimizer (or None to leave out the step), got {type(optimizer).__name__}."
-        )
-    if isinstance(example_batch, torch.Tensor):
-        inputs, targets, pair = example_batch, None, False
-    elif isinstance(example_batch, (tuple, list)) and len(example_batch) == 2:
-        (inputs, targets), pair = example_batch, True
-    else:
-        raise TypeError(
-            "example_batch must be one batch as the model takes it: a pair (inputs, targets) or a "
-            f"single tensor, got {type(example_batch).__name__}."
-        )
-    twin, twin_opt, existing = _meta_copy(model, optimizer)
-    batch_tensors = [t for t in tree_leaves((inputs, targets)) if isinstance(t, torch.Tensor)]
-
-    def to_meta(x: Any) -> Any:
-        return _meta_like(x) if isinstance(x, torch.Tensor) else x
-
-    m_inputs, m_targets = tree_map(to_meta, inputs), tree_map(to_meta, targets)
-    before = _existing_bytes(existing + batch_tensors)
-    tracker = _Tracker(None, count_meta=True)
-    with _TrackingMode(tracker, meta_scalars=True):
-        try:
-            out = twin(m_inputs)
-            loss = loss_fn(out, m_targets) if pair else loss_fn(out)
-        except Exception as err:
-            raise _meta_failure("the forward pass or the loss", err) from err
-        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-            raise TypeError("loss_fn must return a scalar tensor (one element), the value you call backward() on.")
-        try:
-            loss.backward()
-            if twin_opt is not None:
-                twin_opt.step()
-        except Exception as err:
-            raise _meta_failure("backward() or optimizer.step()", err) from err
-    return before + tracker.peak
-
-
-def _meta_failure(stage: str, err: Exception) -> RuntimeError:
-    first = first_line(err)
-    return RuntimeError(
-        f"estimate_peak() could not run {stage} on the meta device ({type(err).__name__}: {first}). "
-        "Ops whose output shape depends on values (nonzero, boolean-mask indexing), control flow "
-        "on tensor values, and ops without a meta kernel cannot be estimated. Measure instead: run "
-        "one step on a small batch inside ice_lab.MemoryBudget() and scale with the batch size."
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# cap_gpu_memory
-# ---------------------------------------------------------------------------------------
-
-
-class cap_gpu_memory:
-    """Cap this process's share of a real GPU at ``gib`` GiB, for a real CUDA OOM in seconds.
-
-    Usage::
-
-        with ice_lab.cap_gpu_memory(2):        # 2 GiB of an 80 GiB card
-            big = torch.empty(3 * 2**30, dtype=torch.uint8, device="cuda")   # OutOfMemoryError
-
-    A context manager around ``torch.cuda.set_per_process_memory_fraction(gib / total)``;
-    on exit the previous fraction is restored (1.0 if it cannot be read). Memory already
-    allocated stays allocated: free it (``del``; ``torch.cuda.empty_cache()``) to get a
-    clean lesson. ``device`` defaults to the current CUDA device.
-
-    Errors: ``ValueError`` when ``gib`` is not positive or above the card's total;
-    ``RuntimeError`` when there is no CUDA device ("on CPU use ice_lab.MemoryBudget").
-
-    Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit page
-    (``book/toolkit.ipynb``).
-    """
-
-    def __init__(self, gib: float, device: int | str | torch.device | None = None) -> None:
-        if isinstance(gib, bool) or not isinstance(gib, (int, float)):
-            raise TypeError(f"gib must be a number of GiB such as 2 or 0.5, got {type(gib).__name__} {gib!r}.")
-        if not gib > 0 or math.isinf(gib):
-            raise ValueError(f"gib must be a positive number of GiB, got {gib!r}.")
-        if not torch.cuda.is_available():
-            raise RuntimeError(
-                "cap_gpu_memory() caps a CUDA GPU, and there is no CUDA device here; on CPU use "
-                "ice_lab.MemoryBudget('2GiB') for a simulated budget."
-            )
-        self.device = torch.device("cuda", torch.cuda.current_device()) if device is None else torch.device(device)
-        if self.device.type != "cuda":
-            raise ValueError(f"cap_gpu_memory() needs a CUDA device, got {self.device}.")
-        self.total = int(torch.cuda.get_device_properties(self.device).total_memory)
-        if gib * 2**30 > self.total:
-            raise ValueError(
-                f"cannot cap at {gib} GiB: the GPU has {self.total / 2**30:.2f} GiB in total. Pick a smaller cap."
-            )
-        self.gib = float(gib)
-        self.fraction = gib * 2**30 / self.total
-        self.previous: float = 1.0
-
-    def __enter__(self) -> "cap_gpu_memory":
-        getter = getattr(torch.cuda, "get_per_process_memory_fraction", None)
-        try:
-            self.previous = float(getter(self.device)) if getter is not None else 1.0
-        except Exception:
-            self.previous = 1.0
-        torch.cuda.set_per_process_memory_fraction(self.fraction, self.device)
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        torch.cuda.set_per_process_memory_fraction(self.previous, self.device)
-
-    def __repr__(self) -> str:
-        return f"cap_gpu_memory({self.gib:g} GiB = {self.fraction:.4f} of {self.total / 2**30:.2f} GiB)"

@@ -399,10 +399,19 @@ def test_cap_gpu_memory_real_oom():  # pragma: no cover - runs on GPU machines o
 def test_docstrings_name_the_chapter():
     import importlib
 
-    module = importlib.import_module("ice_lab.memory")
-    for name in module.__all__:
-        doc = getattr(module, name).__doc__
-        assert doc and "Devices chapter (``book/devices.ipynb``)" in " ".join(doc.split()), name
+    for module_name in ("ice_lab.memory", "ice_lab.gpu_memory"):
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            doc = getattr(module, name).__doc__
+            assert doc and "Devices chapter (``book/devices.ipynb``)" in " ".join(doc.split()), name
+
+
+def test_the_split_modules_keep_the_old_import_path():
+    import ice_lab.gpu_memory
+    import ice_lab.memory
+
+    for name in ("estimate_peak", "cap_gpu_memory"):
+        assert getattr(ice_lab.memory, name) is getattr(ice_lab.gpu_memory, name) is getattr(ice_lab, name)
 
 
 def test_trace_on_cuda_reads_the_allocator(monkeypatch):
