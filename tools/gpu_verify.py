@@ -270,6 +270,125 @@ def check_matmul_formats() -> str:
     return f"fp32 {fp32:.1f}, TF32 {tf32:.1f}, bf16 {bf16:.1f} TFLOP/s"
 
 
+def check_checkpoint_cuda_to_cpu() -> str:
+    """A checkpoint saved on CUDA: refused without map_location on a CPU-only process (the
+    Checkpoints chapter makes this file on a CPU by tagging storages "cuda:0"), loaded with
+    map_location="cpu"; and a CPU checkpoint mapped back onto the GPU, optimizer state too."""
+    import tempfile
+
+    import torch
+    from torch import nn
+
+    import ice_lab
+    from ice_lab.checkpoint import load_checkpoint, save_checkpoint
+
+    ice_lab.set_seed(0)
+    model = nn.Linear(8, 4).cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    model(torch.randn(16, 8, device="cuda")).sum().backward()
+    opt.step()
+    with tempfile.TemporaryDirectory(prefix="gpu_verify_ckpt_") as tmp:
+        gpu_file = f"{tmp}/from_gpu.pt"
+        save_checkpoint(gpu_file, model=model.state_dict(), optimizer=opt.state_dict())
+        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, f"{tmp}/expected.pt")
+        child = ice_lab.run_isolated(
+            "import os\n"
+            "os.environ['CUDA_VISIBLE_DEVICES'] = ''  # a CPU-only process\n"
+            "import torch\n"
+            "from ice_lab.checkpoint import CheckpointError, load_checkpoint\n"
+            "assert not torch.cuda.is_available()\n"
+            "try:\n"
+            f"    torch.load({gpu_file!r})\n"
+            "except RuntimeError as err:\n"
+            "    print('TORCH:', str(err).splitlines()[0])\n"
+            "else:\n"
+            "    raise SystemExit('torch.load without map_location did not fail')\n"
+            "try:\n"
+            f"    load_checkpoint({gpu_file!r})\n"
+            "except CheckpointError as err:\n"
+            "    print('REASON:', err.reason)\n"
+            f"ckpt = load_checkpoint({gpu_file!r}, map_location='cpu')\n"
+            f"expected = torch.load({tmp + '/expected.pt'!r})\n"
+            "assert all(torch.equal(ckpt['model'][k], v) for k, v in expected.items())\n"
+            "assert all(v.device.type == 'cpu' for v in ckpt['model'].values())\n",
+            timeout=180,
+        )
+        require(child.ok, f"CPU-only child: {child} {child.stderr[-400:]}")
+        require("Attempting to deserialize object on a CUDA device" in child.stdout,
+                f"unexpected torch.load text: {child.stdout!r}")
+        require("REASON: device" in child.stdout, f"load_checkpoint said: {child.stdout!r}")
+        # and back: a CPU checkpoint onto the GPU; the optimizer state follows the params
+        cpu_file = f"{tmp}/from_cpu.pt"
+        cpu_model = nn.Linear(8, 4)
+        cpu_opt = torch.optim.Adam(cpu_model.parameters(), lr=1e-2)
+        cpu_model(torch.randn(16, 8)).sum().backward()
+        cpu_opt.step()
+        save_checkpoint(cpu_file, model=cpu_model.state_dict(), optimizer=cpu_opt.state_dict())
+        back = load_checkpoint(cpu_file, map_location="cuda")
+        require(all(v.is_cuda for v in back["model"].values()), "map_location='cuda' left tensors on the CPU")
+        gpu_model = nn.Linear(8, 4).cuda()
+        gpu_model.load_state_dict(back["model"])
+        gpu_opt = torch.optim.Adam(gpu_model.parameters(), lr=1e-2)
+        gpu_opt.load_state_dict(load_checkpoint(cpu_file)["optimizer"])
+        moments = [s["exp_avg"] for s in gpu_opt.state_dict()["state"].values()]
+        require(all(m.is_cuda for m in moments), "optimizer state not moved to the parameters' device")
+    torch_line = next(ln for ln in child.stdout.splitlines() if ln.startswith("TORCH:"))
+    return torch_line[len("TORCH: "):][:160] + " | map_location='cpu' and back to cuda: ok"
+
+
+def check_gradscaler_state_round_trip() -> str:
+    """GradScaler's scale and growth tracker survive save_checkpoint / load_checkpoint,
+    and a restored run takes the same next step as the original."""
+    import copy
+    import tempfile
+
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    import ice_lab
+    from ice_lab.checkpoint import load_checkpoint, save_checkpoint
+
+    ice_lab.set_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 1)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    scaler = torch.amp.GradScaler("cuda", init_scale=2.0**10, growth_interval=3)
+    x = torch.randn(256, 32, device="cuda")
+    y = x[:, :1] * 2 + 1
+
+    def step(m: nn.Module, o: torch.optim.Optimizer, s: torch.amp.GradScaler) -> None:
+        o.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = F.mse_loss(m(x).float(), y)
+        s.scale(loss).backward()
+        s.step(o)
+        s.update()
+
+    for _ in range(7):  # the scale grows every 3 finite steps: no longer the initial one
+        step(model, opt, scaler)
+    saved_scale = scaler.get_scale()
+    require(saved_scale != 2.0**10, f"the scale never changed ({saved_scale})")
+    with tempfile.TemporaryDirectory(prefix="gpu_verify_scaler_") as tmp:
+        save_checkpoint(f"{tmp}/amp.pt", model=model.state_dict(), optimizer=opt.state_dict(),
+                        scaler=scaler.state_dict())
+        ckpt = load_checkpoint(f"{tmp}/amp.pt", map_location="cuda")
+    model2 = copy.deepcopy(model)
+    model2.load_state_dict(ckpt["model"])
+    opt2 = torch.optim.SGD(model2.parameters(), lr=0.05)
+    opt2.load_state_dict(ckpt["optimizer"])
+    scaler2 = torch.amp.GradScaler("cuda")
+    require(scaler2.get_scale() == 65536.0, "a new GradScaler should start at 65536")
+    scaler2.load_state_dict(ckpt["scaler"])
+    require(scaler2.get_scale() == saved_scale, f"scale {scaler2.get_scale()} != {saved_scale}")
+    require(scaler2.state_dict() == scaler.state_dict(), "GradScaler state differs after loading")
+    step(model, opt, scaler)
+    step(model2, opt2, scaler2)
+    require(scaler2.get_scale() == scaler.get_scale(), "the scales parted after one more step")
+    same = all(torch.equal(a, b) for a, b in zip(model.parameters(), model2.parameters()))
+    require(same, "one more step after the round trip gave other weights")
+    return f"scale {saved_scale:g} saved and restored (a new scaler starts at 65536); next step equal"
+
+
 GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("device mismatch and .numpy() CUDA texts", check_device_mismatch_text),
     ("allocated vs reserved, empty_cache", check_allocated_vs_reserved),
@@ -279,6 +398,8 @@ GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("fp16 autocast + GradScaler", check_fp16_gradscaler),
     ("estimate_peak within 5% of the CUDA peak", check_estimate_peak),
     ("fp32 / TF32 / bf16 matmul throughput", check_matmul_formats),
+    ("checkpoint CUDA -> CPU map_location and back", check_checkpoint_cuda_to_cpu),
+    ("AMP GradScaler state round trip", check_gradscaler_state_round_trip),
 ]
 
 
