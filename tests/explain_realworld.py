@@ -869,4 +869,30 @@ n=torch.device('cpu') to map your storages to the CPU."""),
     R("cuda_unavailable", "https://github.com/HelixNGC7293/DeforumStableDiffusionLocal/issues/66",
       r"""    raise RuntimeError('Attempting to deserialize object on a CUDA '
 RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU."""),
+    # ==== Round 4, from tutorial and Q&A pages rather than issues, labelled before explain saw
+    # them: first run 4 of 5 right (the 0.4 "leaf variable has been moved into the graph
+    # interior" was unknown).
+    R("device_side_assert", "https://theneuralbase.pages.dev/huggingface/errors/runtimeerror-cuda-error-device-side-assert/",
+      r"""Traceback (most recent call last):
+File "train.py", line 45, in <module>
+outputs = model(input_ids)
+File "/usr/local/lib/python3.9/site-packages/torch/nn/modules/module.py", line 1190, in _call_impl
+return forward_call(*input, **kwargs)
+File "/usr/local/lib/python3.9/site-packages/transformers/modeling_utils.py", line 1234, in forward
+outputs = self.base_model(input_ids, attention_mask=attention_mask)
+RuntimeError: CUDA error: device-side assert triggered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stack trace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1."""),
+    R("device_side_assert", "http://www.kouhan.cn/en/article/00025563",
+      r"""CUDA runtime error (59) : device-side assert triggered"""),
+    R("device_mismatch", "https://apxml.com/courses/getting-started-with-pytorch/chapter-8-monitoring-debugging-models/checking-device-placement",
+      r"""RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument mat1 in method wrapper_addmm)"""),
+    R("leaf_inplace", "https://github.com/lhycms/Deep_Learning_Notes",
+      r"""In [7]:
+x += 1  # in-place
+y = x + 1 # not in place
+
+RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."""),
+    R("leaf_inplace", "https://iifx.dev/ja/articles/343562426",
+      r"""RuntimeError: leaf variable has been moved into the graph interior"""),
 ]

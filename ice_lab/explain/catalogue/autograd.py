@@ -80,7 +80,8 @@ ENTRIES = [
         name="autograd.leaf_inplace",
         kind="leaf_inplace",
         patterns=[r"a (?P<view>view of a )?leaf Variable that requires grad (?:is being|has been) used in "
-                  r"an in-place operation"],
+                  r"an in-place operation",
+                  r"leaf variable has been moved into the graph interior"],  # the 0.3-0.4 wording
         keywords=[r"leaf (?:Variable|tensor).{0,40}in-?place"],
         summary="an in-place change to a leaf tensor that requires grad (a parameter or an input "
         "with requires_grad=True)",
