@@ -18,8 +18,8 @@ XDIST := -n 2 --dist loadfile
 # Why these three: CONTRIBUTING.md, "Outputs that hold on any CPU".
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 MKL_CBWR=COMPATIBLE
 
-.PHONY: venv book book-strict test test-unit test-nb test-portable test-compat execute lab \
-	doctor clean
+.PHONY: venv book book-strict test test-unit test-nb test-portable test-compat test-browser \
+	execute lab doctor clean
 
 venv: $(STAMP)
 
@@ -27,7 +27,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints/ci.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export]"
+	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export,browser]"
 	touch $@
 
 book: $(STAMP)
@@ -67,8 +67,16 @@ COMPAT_TORCH ?= 2.6.0 2.15.0
 test-compat:
 	$(PYTHON) tools/compat.py $(COMPAT_TORCH)
 
+# The book in a browser: every page of _toc.yml in Debian's Chromium (apt-get install
+# chromium) at 1280x900 and 390x844, and one lab run in JupyterLab. Builds or updates
+# _build/html first; screenshots land in _build/screenshots/. See tests_browser/.
+test-browser: book
+	$(PY) -m pytest tests_browser -p no:cacheprovider -n 2 --dist loadgroup -rxX
+
+# Progress bars on: TQDM_DISABLE=1 (exported above for stable executed outputs) is not
+# for learners.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab labs
+	env -u TQDM_DISABLE $(VENV)/bin/jupyter lab labs
 
 doctor: $(STAMP)
 	$(PY) -m ice_lab doctor
