@@ -8,9 +8,9 @@ Taught in the Checkpoints chapter (``book/checkpoints.ipynb``) and its lab
                     rng=capture_rng(sampler))
     ckpt = load_checkpoint(latest_checkpoint(folder), map_location="cpu", model=model)
 
-* ``save_checkpoint`` writes a temporary file in the same folder, flushes and ``fsync``s
-  it, then ``os.replace``s it onto the final name: a crash leaves the old file or the new
-  one, never half of one. It keeps the newest ``keep`` numbered files, plus ``best.pt``.
+* ``save_checkpoint`` writes a temporary file in the same folder, flushes it, calls
+  ``fsync``, then renames it onto the final name with ``os.replace``: a crash leaves the
+  old file or the new one, never half of one. It keeps the newest ``keep`` numbered files, plus ``best.pt``.
 * ``load_checkpoint`` uses ``torch.load(weights_only=True)`` (it never runs code from the
   file), checks the zip's CRCs first (``torch.load`` does not: a flipped byte in a tensor
   loads silently), and turns every failure into a ``CheckpointError`` that names the file,

@@ -230,6 +230,9 @@ def run_trials(trials: int, seed: int = 0, verbose: bool = True) -> tuple[int, i
         exact_count = corrupt_count = 0
         for i in range(trials):
             kills = [_plan(rng) for _ in range(rng.choice((1, 2)))]
+            steps = [k["step"] for k in kills if k["phase"] == "step"]
+            if len(steps) == 2 and steps[1] <= steps[0] < STEPS - 1:  # kill later, not never
+                kills[1]["step"] = rng.randrange(steps[0] + 1, STEPS)
             exact, corrupt, story = trial(Path(tmp) / f"trial-{i:02d}", reference, kills)
             exact_count += exact
             corrupt_count += corrupt
