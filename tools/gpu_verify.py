@@ -389,6 +389,58 @@ def check_gradscaler_state_round_trip() -> str:
     return f"scale {saved_scale:g} saved and restored (a new scaler starts at 65536); next step equal"
 
 
+def check_export_on_cuda() -> str:
+    """The Export chapter's GPU note: a TorchScript trace moved with .to("cuda"), an
+    ExportedProgram made from the CUDA model, and onnxruntime's CUDA provider (only when
+    the onnxruntime-gpu package is installed), each compared with the CUDA model by
+    check_export on several batch sizes."""
+    import copy
+    import tempfile
+
+    import torch
+    from torch import nn
+
+    import ice_lab
+    from ice_lab.export import check_export, export_warnings
+
+    ice_lab.set_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 256), nn.BatchNorm1d(256), nn.ReLU(),
+                          nn.Dropout(0.2), nn.Linear(256, 10)).eval()
+    example_cpu = torch.rand(8, 1, 8, 8)
+    with export_warnings():
+        traced = torch.jit.trace(copy.deepcopy(model), example_cpu)
+    model_gpu, example = copy.deepcopy(model).cuda(), example_cpu.cuda()
+    sizes = (1, 3, 64)
+    with export_warnings():
+        traced_gpu = traced.to("cuda")
+    report = check_export(model_gpu, example, traced_gpu, batch_sizes=sizes)
+    require(report.ok, f"TorchScript .to('cuda'):\n{report}")
+    batch = torch.export.Dim("batch")
+    ep = torch.export.export(model_gpu, (example,), dynamic_shapes={"input": {0: batch}})
+    report = check_export(model_gpu, example, ep, batch_sizes=sizes)
+    require(report.ok, f"ExportedProgram of the CUDA model:\n{report}")
+    done = "TorchScript .to('cuda') and ExportedProgram on CUDA agree"
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return done + "; onnxruntime not installed, ONNX not checked"
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        return done + "; no CUDAExecutionProvider (pip install onnxruntime-gpu), ONNX not checked"
+    with tempfile.TemporaryDirectory(prefix="gpu_verify_onnx_") as tmp, export_warnings():
+        path = f"{tmp}/digits.onnx"
+        torch.onnx.export(model, (example_cpu,), path, dynamo=True, external_data=False,
+                          input_names=["pixels"], dynamic_shapes={"input": {0: "batch"}},
+                          opset_version=18, verbose=False)
+        # TF32 off: PyTorch's float32 matmuls on CUDA do not use it by default either
+        session = ort.InferenceSession(
+            path, providers=[("CUDAExecutionProvider", {"use_tf32": "0"}), "CPUExecutionProvider"])
+    require(session.get_providers()[0] == "CUDAExecutionProvider",
+            f"the session runs on {session.get_providers()}")
+    report = check_export(model_gpu, example, session, batch_sizes=sizes)
+    require(report.ok, f"onnxruntime CUDAExecutionProvider:\n{report}")
+    return done + "; onnxruntime CUDAExecutionProvider agrees"
+
+
 GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("device mismatch and .numpy() CUDA texts", check_device_mismatch_text),
     ("allocated vs reserved, empty_cache", check_allocated_vs_reserved),
@@ -400,6 +452,7 @@ GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("fp32 / TF32 / bf16 matmul throughput", check_matmul_formats),
     ("checkpoint CUDA -> CPU map_location and back", check_checkpoint_cuda_to_cpu),
     ("AMP GradScaler state round trip", check_gradscaler_state_round_trip),
+    ("export on CUDA: TorchScript, ExportedProgram, onnxruntime", check_export_on_cuda),
 ]
 
 
