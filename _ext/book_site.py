@@ -12,6 +12,9 @@
   already been declared``).
 - Every page gets a ``<meta name="description">``: its first paragraph of text, or the
   book's description (``book_description``) for pages without one.
+- A heading repeated on a page (a lab's "Provoke", "Fix", ... in every exercise) gets an
+  anchor that says where it is, ``#exercise-2-...-provoke``, instead of docutils'
+  ``#id1``; the old anchor stays valid.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from docutils import nodes
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 DESCRIPTION_CHARS = 160
@@ -71,6 +75,32 @@ class LabelHiddenCells(SphinxPostTransform):
             if cell.get("hide_mode"):
                 cell["prompt_show"] = "Show setup cell"
                 cell["prompt_hide"] = "Hide setup cell"
+
+
+class NameRepeatedHeadings(SphinxTransform):
+    """Give sections that docutils could only number (``id1``, ``id2``...) an id made of
+    the enclosing section's id and their own title. Runs while the document is read,
+    before Sphinx's doctree-read event (a transform of priority 880) builds the page's
+    table of contents, so the contents link to the new ids."""
+
+    default_priority = 850
+
+    def apply(self, **kwargs: Any) -> None:
+        for section in self.document.findall(nodes.section):
+            ids = section["ids"]
+            parent = section.parent
+            if not ids or not re.fullmatch(r"id\d+", ids[0]):
+                continue
+            if not isinstance(parent, nodes.section) or not parent["ids"]:
+                continue
+            title = section.next_node(nodes.title)
+            if title is None:
+                continue
+            new = nodes.make_id(f"{parent['ids'][0]}-{title.astext()}")
+            if not new or new in self.document.ids:
+                continue
+            ids.insert(0, new)  # first id: the anchor links use; id1 still works
+            self.document.ids[new] = section
 
 
 def visit_hidden_cell(self: Any, node: HideCodeCellNode) -> None:
@@ -141,6 +171,7 @@ def add_page_details(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_description", "", "html")
+    app.add_transform(NameRepeatedHeadings)
     app.add_post_transform(LabelHiddenCells)
     app.add_node(
         HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput)
