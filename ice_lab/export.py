@@ -426,7 +426,7 @@ class _Collect(logging.Handler):
 class export_warnings:
     """Record every warning raised in the block, torch's export log lines and whatever is
     written to stderr, instead of printing them (their printed form names files on this
-    machine). Warnings and log lines stay available on the returned ``CaughtWarnings``.
+    machine). Warnings and log lines stay available on the returned ``CaughtWarnings``::
 
         with export_warnings() as caught:
             traced = torch.jit.trace(model, x)
