@@ -12,6 +12,8 @@
   already been declared``).
 - Every page gets a ``<meta name="description">``: its first paragraph of text, or the
   book's description (``book_description``) for pages without one.
+- A dataclass field with a ``default_factory`` shows its default as the value it makes
+  (``gpus=[]``), not as autodoc's ``gpus=<factory>``.
 - A heading repeated on a page (a lab's "Provoke", "Fix", ... in every exercise) gets an
   anchor that says where it is, ``#exercise-2-...-provoke``, instead of docutils'
   ``#id1``; the old anchor stays valid.
@@ -19,6 +21,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html import escape
 from typing import Any
@@ -169,9 +172,38 @@ def add_page_details(
         context["metatags"] = context.get("metatags", "") + meta
 
 
+def show_factory_defaults(
+    app: Sphinx,
+    what: str,
+    name: str,
+    obj: Any,
+    options: Any,
+    signature: str | None,
+    return_annotation: str | None,
+) -> tuple[str | None, str | None] | None:
+    """autodoc-process-signature: ``field=<factory>`` becomes ``field=[]`` (or ``{}``,
+    ``set()``, ``Name()``), what a reader gets without passing the field."""
+    if not signature or "<factory>" not in signature or not dataclasses.is_dataclass(obj):
+        return None
+    for field in dataclasses.fields(obj):
+        factory = field.default_factory
+        if factory is dataclasses.MISSING:
+            continue
+        shown = repr(factory()) if factory in (list, dict, set, tuple) else (
+            f"{getattr(factory, '__name__', 'factory')}()"
+        )
+        signature = re.sub(
+            rf"\b({re.escape(field.name)}(?:\s*:[^=,()]*)?\s*=\s*)<factory>",
+            lambda match: match.group(1) + shown,
+            signature,
+        )
+    return signature, return_annotation
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_description", "", "html")
     app.add_transform(NameRepeatedHeadings)
+    app.connect("autodoc-process-signature", show_factory_defaults)
     app.add_post_transform(LabelHiddenCells)
     app.add_node(
         HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput)
