@@ -481,7 +481,7 @@ loss.backward()
 optimizer.step()
 return loss.item()
 """,
-        "clear the gradients at the start of every step",
+        ".grad accumulates",
     ),
     WrongAnswer(
         CAPSTONE, "fix_evaluate_memory", "check_evaluate_memory",
@@ -538,8 +538,7 @@ return nn.Sequential(
     nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 14 * 14, 10),
 )
 """,
-        "",
-        raw="RuntimeError: shapes cannot be multiplied",
+        "the head is still sized for 28x28 images",
     ),
     # ------------------------------------------------------------------ raw errors, no hint yet
     WrongAnswer(
@@ -560,8 +559,7 @@ for x_chunk, y_chunk in zip(inputs, targets):
     losses.append(loss.item())
 return losses, h
 """,
-        "",
-        raw="RuntimeError: modified by an inplace operation",
+        "retain_graph=True is not a fix",
     ),
     WrongAnswer(
         TRAINING, "scheduler_fix", "scheduler_check",
@@ -579,7 +577,6 @@ for epoch in range(epochs):
     scheduler.step()
 return {"lr": lrs, "val_loss": val_losses}
 """,
-        "",
-        raw="TypeError: missing 1 required positional argument: 'metrics'",
+        "it needs the metric, scheduler.step(val_loss)",
     ),
 ]

@@ -1,0 +1,298 @@
+"""Every lab check accepts every recorded right answer and rejects every recorded wrong one
+with the hint that names that mistake (the table is tests/lab_answers.py).
+
+One kernel per lab runs the lab top to bottom. At each exercise, before the solution
+itself, it runs the solution cell with each recorded answer in place of the region between
+``# BEGIN SOLUTION`` and ``# END SOLUTION``, followed by the cells up to the exercise's
+last check:
+
+* a wrong answer: the first cell that fails must be one of the exercise's visible checks,
+  failing with an ``AssertionError`` whose message holds the recorded hint. A wrong answer
+  that passes every check, that fails on a raw error (in the check, or earlier, where no
+  hint can speak), or that fails with another message, fails this test;
+* a right answer: every check passes, the hidden ones included.
+
+After the first failing cell, the rest of that answer's cells are skipped (an IPython
+input transformer turns them into ``pass``), so a wrong answer costs little. Then the
+lab's own solution runs, and the lab goes on from the state it leaves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lab_answers import EXERCISES, Answer, Exercise
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import booktools  # noqa: E402
+
+LABS = sorted({ex.lab for ex in EXERCISES})
+PROBE = "ice_lab_answers"  # cell metadata key of the probe notebook
+START, END = "# PROBE-START", "# PROBE-END"
+
+# Installed once in the probe kernel: after a cell of an answer fails, the answer's other
+# cells run as `pass`, until the next PROBE-START cell.
+SKIPPER = f'''{START}
+import IPython as _IPython
+
+
+class _Probe:
+    active = False
+    skip = False
+
+
+def _probe_transform(lines):
+    if lines and lines[0].startswith("{START}"):
+        _Probe.active, _Probe.skip = True, False
+        return lines
+    if lines and lines[0].startswith("{END}"):
+        _Probe.active, _Probe.skip = False, False
+        return lines
+    return ["pass\\n"] if _Probe.skip else lines
+
+
+def _probe_after(result):
+    if _Probe.active and (result.error_in_exec is not None or result.error_before_exec is not None):
+        _Probe.skip = True
+
+
+_IPython.get_ipython().input_transformers_cleanup.append(_probe_transform)
+_IPython.get_ipython().events.register("post_run_cell", _probe_after)
+_Probe.active = False
+'''
+
+
+@dataclass
+class Region:
+    solution: int  # cell index of the solution cell
+    checks: list[int]  # visible check cells
+    hidden: list[int]  # hidden check cells
+    span: list[int]  # code cells after the solution, up to its last check (hidden included)
+
+
+def regions(nb: nbformat.NotebookNode) -> dict[str, Region]:
+    found: dict[str, Region] = {}
+    last: Region | None = None
+    for i, cell in enumerate(nb.cells):
+        if booktools.is_solution(cell):
+            last = found[booktools.nbgrader(cell)["grade_id"]] = Region(i, [], [], [])
+        elif booktools.is_check(cell):
+            assert last is not None, f"check cell {i} comes before any solution"
+            (last.hidden if booktools.is_hidden_check(cell) else last.checks).append(i)
+    for region in found.values():
+        end = max(region.checks + region.hidden)
+        region.span = [j for j in range(region.solution + 1, end + 1) if nb.cells[j].cell_type == "code"]
+    return found
+
+
+def with_solution(source: str, body: str) -> str:
+    """The solution cell's source with its solution region replaced by ``body``."""
+    kept, inside, count = [], False, 0
+    for line in source.splitlines():
+        begin = booktools.SOLUTION_BEGIN.match(line)
+        if begin:
+            inside, count = True, count + 1
+            kept += [begin.group(1) + b if b.strip() else "" for b in body.strip("\n").splitlines()]
+        elif booktools.SOLUTION_END.match(line):
+            inside = False
+        elif not inside:
+            kept.append(line)
+    assert count == 1, f"expected one solution region, found {count}"
+    return "\n".join(kept)
+
+
+def _cell(source: str, key: str, role: str, grade_id: str = "") -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata[PROBE] = {"key": key, "role": role, "grade_id": grade_id}
+    return cell
+
+
+def probe_notebook(lab: str) -> nbformat.NotebookNode:
+    nb = booktools.read(lab)
+    found = regions(nb)
+    mine = {ex.solution: ex for ex in EXERCISES if ex.lab == lab}
+    unknown = set(mine) - set(found)
+    assert not unknown, f"{lab}: the table names exercises the lab does not have: {unknown}"
+    at = {region.solution: (grade_id, region) for grade_id, region in found.items()}
+    cells = [_cell(SKIPPER, "", "setup")]
+    i = 0
+    while i < len(nb.cells):
+        cell = nb.cells[i]
+        if i not in at:
+            if cell.cell_type == "code" and not booktools.is_hidden_check(cell):
+                cells.append(_cell(cell.source, "", "lab"))
+            i += 1
+            continue
+        grade_id, region = at[i]
+        ex = mine.get(grade_id)
+        answers = [] if ex is None else [("wrong", k, a) for k, a in enumerate(ex.wrong)]
+        answers += [] if ex is None else [("right", k, a) for k, a in enumerate(ex.right)]
+        for kind, k, answer in answers:
+            key = f"{grade_id}/{kind}/{k}"
+            cells.append(_cell(START, key, "start"))
+            cells.append(_cell(with_solution(cell.source, answer.code), key, "solution", grade_id))
+            for j in region.span:
+                check = booktools.is_check(nb.cells[j])
+                role = "check" if j in region.checks else "hidden" if check else "between"
+                cells.append(_cell(nb.cells[j].source, key, role, booktools.nbgrader(nb.cells[j])["grade_id"] if check else ""))
+            cells.append(_cell(END + "\n" + answer.cleanup, key, "end"))
+        # then the lab's own solution and its cells, as the lab runs them
+        cells.append(_cell(cell.source, "", "lab"))
+        for j in region.span:
+            cells.append(_cell(nb.cells[j].source, "", "lab"))
+        i = region.span[-1] + 1
+    out = nbformat.v4.new_notebook(metadata=nb.metadata)
+    out.cells = cells
+    return out
+
+
+def run_probe(lab: str) -> tuple[dict[str, dict | None], list[str]]:
+    """Execute one lab's probe notebook. Returns, per answer key, its first failure (a dict
+    of role, grade_id, ename, evalue; None if every cell passed), and the errors of the
+    lab's own cells (there must be none). Plain data: it runs in a worker process."""
+    path = ROOT / lab
+    copy = path.parent / f".answers-{path.name}"
+    try:
+        nbformat.write(probe_notebook(lab), copy)
+        executed = booktools.execute(copy.relative_to(ROOT), timeout=600, allow_errors=True)
+    finally:
+        copy.unlink(missing_ok=True)
+    first: dict[str, dict | None] = {}
+    broken: list[str] = []
+    for index, cell in enumerate(executed.cells):
+        meta = cell.metadata[PROBE]
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if not meta["key"]:
+            if errors:
+                broken.append(f"probe cell {index} ({meta['role']}): {errors[0].ename}: {errors[0].evalue[:200]}")
+            continue
+        first.setdefault(meta["key"], None)
+        if errors and first[meta["key"]] is None:
+            first[meta["key"]] = {"role": meta["role"], "grade_id": meta["grade_id"],
+                                  "ename": errors[0].ename, "evalue": errors[0].evalue}
+    return first, broken
+
+
+# Slowest first, so that two workers finish together.
+BY_COST = ["labs/lab-nan.ipynb", "labs/lab-oom.ipynb", "labs/lab-training.ipynb",
+           "labs/lab-datasets.ipynb", "labs/lab-device.ipynb", "labs/lab-autograd.ipynb",
+           "labs/lab-tensors.ipynb"]
+
+
+@pytest.fixture(scope="session")
+def probes(request) -> dict[str, tuple[dict[str, dict | None], list[str]]]:
+    """The probe of every lab this session's selected tests need, two kernels at a time."""
+    wanted = {
+        item.callspec.params["lab"]
+        for item in request.session.items
+        if Path(str(item.fspath)) == Path(__file__) and hasattr(item, "callspec")
+        and "lab" in item.callspec.params
+    }
+    order = sorted(wanted, key=lambda lab: BY_COST.index(lab) if lab in BY_COST else -1)
+    if len(order) == 1:
+        return {order[0]: run_probe(order[0])}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+        return dict(zip(order, pool.map(run_probe, order)))
+
+
+def _table(lab: str) -> list[Exercise]:
+    return [ex for ex in EXERCISES if ex.lab == lab]
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_wrong_answers_fail_with_their_hint(lab, probes):
+    first, broken = probes[lab]
+    assert not broken, f"{lab}: the lab's own cells failed in the probe: {broken}"
+    problems = []
+    for ex in _table(lab):
+        for k, answer in enumerate(ex.wrong):
+            failure = first.get(f"{ex.solution}/wrong/{k}", "missing")
+            what = f"{ex.solution}, wrong answer {k} ({answer.why})"
+            if failure == "missing":
+                problems.append(f"{what}: never ran")
+            elif failure is None:
+                problems.append(f"{what}: PASSES every check")
+            elif failure["role"] != "check":
+                problems.append(f"{what}: failed in a {failure['role']} cell, before any check: "
+                                f"{failure['ename']}: {failure['evalue'][:200]}")
+            elif failure["ename"] != "AssertionError":
+                problems.append(f"{what}: a raw {failure['ename']} instead of a hint: {failure['evalue'][:200]}")
+            elif answer.hint not in failure["evalue"]:
+                problems.append(f"{what}: failed in {failure['grade_id']} with another hint: "
+                                f"{failure['evalue'][:300]}")
+    assert not problems, f"{lab}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_right_answers_pass_every_check(lab, probes):
+    first, broken = probes[lab]
+    assert not broken, f"{lab}: the lab's own cells failed in the probe: {broken}"
+    refused = []
+    for ex in _table(lab):
+        for k, answer in enumerate(ex.right):
+            failure = first.get(f"{ex.solution}/right/{k}", "missing")
+            if failure is not None:
+                refused.append(f"{ex.solution}, right answer {k} ({answer.why}): {failure}")
+    assert not refused, f"{lab}:\n" + "\n".join(refused)
+
+
+def test_the_table_covers_every_exercise():
+    """Every graded exercise of the labs in the table: at least one right answer besides the
+    lab's own, three wrong ones, one of which hides the symptom; hints are not empty."""
+    for lab in LABS:
+        nb = booktools.read(lab)
+        exercises = set(regions(nb))
+        table = {ex.solution: ex for ex in _table(lab)}
+        assert set(table) == exercises, f"{lab}: table {sorted(table)} vs exercises {sorted(exercises)}"
+        for ex in table.values():
+            assert len(ex.wrong) >= 3, f"{lab} {ex.solution}: at least three wrong answers"
+            assert any(a.hides for a in ex.wrong), f"{lab} {ex.solution}: one wrong answer hides the symptom"
+            assert ex.right, f"{lab} {ex.solution}: the right answers the chapter teaches"
+            for a in ex.wrong:
+                assert a.hint.strip() and a.why.strip(), f"{lab} {ex.solution}: {a}"
+
+
+def test_with_solution_replaces_the_region_only():
+    source = "def f(x):\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION\n\n\ny = f(2)"
+    assert with_solution(source, "a = 1\n\nreturn a") == "def f(x):\n    a = 1\n\n    return a\n\n\ny = f(2)"
+
+
+def test_check_cells_may_print_one_pass_line_only():
+    def check(source: str, outputs: list | None = None) -> nbformat.NotebookNode:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 1,
+                                     "grade_id": "c", "schema_version": 3, "task": False}
+        cell.outputs = outputs or []
+        return cell
+
+    solution = nbformat.v4.new_code_cell("def f():\n    # BEGIN SOLUTION\n    return 1\n    # END SOLUTION")
+    solution.metadata["nbgrader"] = {"grade": False, "solution": True, "locked": False,
+                                     "grade_id": "s", "schema_version": 3, "task": False}
+    solution.metadata["tags"] = ["hide-input"]
+    passed = nbformat.v4.new_output("stream", name="stdout", text="Check passed: f works.\n")
+    good = ("err = ''\ntry:\n    v = f()\nexcept Exception as e:\n    err = str(e)\n"
+            "assert not err, err\nprint('Check passed: f works.')")
+    cases = {
+        good: (None, False),
+        good.replace("print('Check passed", "print('Done"): ("prints nothing", True),
+        "print(f())\nassert f()": ("prints nothing", True),
+    }
+    for source, (needle, expect_problem) in cases.items():
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [solution, check(source, [passed])]
+        problems = booktools.exercise_problems(nb)
+        assert bool(problems) == expect_problem, (source, problems)
+        assert needle is None or any(needle in p for p in problems), (source, problems)
+    nb = nbformat.v4.new_notebook()
+    error = nbformat.v4.new_output("error", ename="AssertionError", evalue="x", traceback=[])
+    nb.cells = [solution, check(good, [error])]
+    assert any("prints nothing" in p for p in booktools.exercise_problems(nb))
