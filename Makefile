@@ -27,7 +27,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints/ci.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export,browser]"
+	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export,browser,teach]"
 	touch $@
 
 book: $(STAMP)
