@@ -19,7 +19,7 @@ XDIST := -n 2 --dist loadfile
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 MKL_CBWR=COMPATIBLE
 
 .PHONY: venv book book-strict test test-unit test-nb test-portable test-compat test-browser \
-	execute lab doctor clean
+	execute lab doctor clean student grade
 
 venv: $(STAMP)
 
@@ -77,6 +77,14 @@ test-browser: book
 # for learners.
 lab: $(STAMP)
 	env -u TQDM_DISABLE $(VENV)/bin/jupyter lab labs
+
+# Teachers (book/teachers.md): the student edition of every lab into student/ (committed),
+# and grading a folder of submissions: make grade LAB=lab-nan SUBMISSIONS=dir
+student: $(STAMP)
+	$(PY) tools/student.py
+
+grade: $(STAMP)
+	$(PY) tools/grade.py $(LAB) $(SUBMISSIONS)
 
 doctor: $(STAMP)
 	$(PY) -m ice_lab doctor

@@ -1,0 +1,78 @@
+"""The committed student editions (student/, written by `make student`, tools/student.py):
+up to date with the labs, and free of solution code and hidden tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import booktools  # noqa: E402
+import student  # noqa: E402
+
+LABS = student.labs()
+
+
+def solution_lines(cell: nbformat.NotebookNode) -> list[str]:
+    """The lines between # BEGIN SOLUTION and # END SOLUTION that say something."""
+    lines, inside, found = cell.source.splitlines(), False, []
+    for line in lines:
+        if booktools.SOLUTION_BEGIN.match(line):
+            inside = True
+        elif booktools.SOLUTION_END.match(line):
+            inside = False
+        elif inside and len(line.strip()) > 12 and not line.strip().startswith("#"):
+            found.append(line.strip())
+    return found
+
+
+def test_student_editions_are_up_to_date():
+    problems = student.stale()
+    assert not problems, "\n".join(problems) + "\nRun `make student` and commit student/."
+
+
+@pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
+def test_student_edition_has_no_solutions_or_hidden_tests(lab):
+    nb = booktools.read(lab)
+    edition_path = student.STUDENT_DIR / lab.name
+    if not edition_path.exists():
+        pytest.fail(f"{edition_path.relative_to(ROOT)} is missing: run `make student`")
+    edition = nbformat.read(edition_path, as_version=4)
+    text = "\n".join(c.source for c in edition.cells)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", booktools.HIDDEN_BEGIN, booktools.HIDDEN_END):
+        assert marker not in text, f"{edition_path.name} contains {marker!r}"
+    edition_lines = {line.strip() for line in text.splitlines()}
+    lab_lines_outside = {
+        line.strip()
+        for c in nb.cells
+        if not booktools.is_solution(c) and not booktools.is_hidden_check(c)
+        for line in c.source.splitlines()
+    }
+    for cell in nb.cells:
+        if booktools.is_solution(cell):
+            leaked = [l for l in solution_lines(cell) if l in edition_lines and l not in lab_lines_outside]
+            assert not leaked, f"{edition_path.name}: solution lines of {cell.metadata['nbgrader']['grade_id']}: {leaked}"
+        if booktools.is_hidden_check(cell):
+            gid = cell.metadata["nbgrader"]["grade_id"]
+            assert gid not in {(c.metadata.get("nbgrader") or {}).get("grade_id") for c in edition.cells}
+            leaked = [
+                l.strip() for l in cell.source.splitlines()
+                if len(l.strip()) > 20 and l.strip() in edition_lines and l.strip() not in lab_lines_outside
+            ]
+            assert not leaked, f"{edition_path.name}: hidden test lines of {gid}: {leaked}"
+    graded = [c for c in edition.cells if booktools.is_check(c) or booktools.is_solution(c)]
+    assert all(not c.get("outputs") for c in graded if c.cell_type == "code"), "exercise outputs kept"
+    stubs = sum(booktools.STUDENT_STUB in c.source for c in edition.cells if booktools.is_solution(c))
+    assert stubs == booktools.count_exercises(nb), f"{edition_path.name}: every exercise is a stub"
+
+
+def test_student_edition_keeps_everything_else():
+    lab = Path("labs/lab-nan.ipynb")
+    nb, edition = booktools.read(lab), student.student_edition(booktools.read(lab))
+    kept = [c for c in nb.cells if booktools.nbgrader(c) is None]
+    assert [c for c in edition.cells if booktools.nbgrader(c) is None] == kept
+    assert [c.id for c in edition.cells] == [c.id for c in nb.cells if not booktools.is_hidden_check(c)]
