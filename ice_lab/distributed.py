@@ -1,419 +1,156 @@
-"""Run a small ``torch.distributed`` job on one machine, from a notebook.
+"""Run a training script under ``torchrun`` from a notebook, and keep what it printed.
 
-A notebook cannot define the function a spawned process runs: a spawned child starts a
-fresh Python and imports its target by name, and a function typed into a notebook cell
-lives in no importable module. So the workers live here, at module level, and ``launch``
-starts them: one process per rank, the gloo backend (CPU), ``MASTER_ADDR=127.0.0.1`` and a
-free port chosen at run time. Each rank's return value comes back to the parent through a
-temporary folder; every process is stopped when one fails or the time runs out.
+``torchrun`` (``python -m torch.distributed.run``) is PyTorch's own launcher: it starts
+one process per rank, sets ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE``, and stops every
+rank when one fails. ``torchrun()`` below only starts it with the notebook's Python,
+captures its output with what differs between machines (paths, host, times, process
+ids, ports) replaced by placeholders, and makes sure no process of the job outlives it.
 
-Taught in the Devices chapter, section "Distributed training" (``book/devices.ipynb``).
-
-    >>> from ice_lab import distributed
-    >>> results = distributed.launch(distributed.sampler_worker, world_size=2, args=(8, 2, True))
-    >>> sorted(results[0])
-    ['epochs', 'rank']
+Taught in the Distributed chapter (``book/distributed.ipynb``); practised in its lab
+(``labs/lab-distributed.ipynb``).
 """
 
 from __future__ import annotations
 
-import datetime
 import os
-import pickle
-import shutil
-import socket
+import re
+import shlex
+import signal
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
-import traceback
-from typing import Any, Callable
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
 
-import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
-from torch import nn
+__all__ = ["TorchrunResult", "torchrun"]
 
-__all__ = [
-    "DistributedWorkerError",
-    "free_port",
-    "launch",
-    "seeding_worker",
-    "sampler_worker",
-    "ddp_worker",
-    "chapter_worker",
-    "failing_worker",
-    "sleeping_worker",
-    "tiny_model",
-    "global_batch",
-    "train_single",
-]
-
-_POLL_S = 0.05
+_MARK = "ICE_LAB_TORCHRUN_JOB"  # every process of a job inherits it: how leftovers are found
 
 
-class DistributedWorkerError(RuntimeError):
-    """A rank raised inside ``launch``: carries the rank and the child's traceback text.
-    Taught in the Devices chapter (``book/devices.ipynb``)."""
+@dataclass
+class TorchrunResult:
+    """What a ``torchrun`` job did: the command as you would type it, its exit code,
+    its stdout and stderr (cleaned), whether it ran into the timeout, how many of its
+    processes were still alive after it (then killed), and how long it took.
+    Taught in the Distributed chapter (``book/distributed.ipynb``)."""
 
-    def __init__(self, rank: int, type_name: str, message: str, child_traceback: str) -> None:
-        self.rank = rank
-        self.type_name = type_name
-        self.child_message = message
-        self.child_traceback = child_traceback
-        super().__init__(
-            f"rank {rank} failed with {type_name}: {message}\n"
-            f"--- traceback in the child process ---\n{child_traceback}"
-        )
+    command: str
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    leftover: int = 0
+    seconds: float = 0.0
 
-
-# --------------------------------------------------------------------------- launching
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now (the OS picks it).
-
-    Taught in the Devices chapter (``book/devices.ipynb``): never hard-code a port,
-    two notebooks running at once would collide.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    def root_cause(self) -> str:
+        """torchrun's report on the first rank that failed ("" if none failed).
+        Taught in the Distributed chapter (``book/distributed.ipynb``)."""
+        match = re.search(r"^Root Cause.*?(?=^=+$)", self.stderr, re.S | re.M)
+        return match.group(0).rstrip() if match else ""
 
 
-def _check_importable(worker: Callable[..., Any]) -> None:
-    if not callable(worker):
-        raise TypeError(
-            f"launch needs a worker function, got {type(worker).__name__} {worker!r}. "
-            "Pass e.g. ice_lab.distributed.ddp_worker."
-        )
-    module = getattr(worker, "__module__", None)
-    qualname = getattr(worker, "__qualname__", "") or repr(worker)
-    main = sys.modules.get("__main__")
-    interactive_main = module == "__main__" and getattr(main, "__file__", None) is None
-    if module is None or interactive_main or "<" in qualname:
-        raise ValueError(
-            f"the worker {qualname!r} (module {module!r}) cannot be imported by a spawned "
-            "process: a function defined in a notebook cell, a lambda or a nested function has no "
-            "importable name. Put the worker at module level in a .py file (as in "
-            "ice_lab/distributed.py) and pass that function."
-        )
+def _clean(text: str, cwd: Path) -> str:
+    for folder, name in [
+        (sysconfig.get_paths()["purelib"], "<site-packages>"),
+        (str(cwd) + os.sep, ""),
+        (tempfile.gettempdir(), "<tmp>"),
+        (sys.prefix, "<python>"),
+    ]:
+        text = text.replace(folder, name)
+    text = re.sub(r"<tmp>/(?:[^\s/\"']+/)*", "<tmp>/", text)  # keep the file name
+    text = re.sub(r"^([IWEF])\d{4} [\d:.]+ \d+ ", r"\1 ", text, flags=re.M)  # log stamps
+    text = re.sub(r"(time\s+: ).*", r"\1<time>", text)
+    text = re.sub(r"(host\s+: ).*", r"\1<host>", text)
+    text = re.sub(r"(pid:? |process |PID )\d+", r"\1<pid>", text, flags=re.I)
+    return re.sub(r"(\d+\.\d+\.\d+\.\d+\]?):\d+", r"\1:<port>", text)
 
 
-def _failure(err: BaseException) -> dict[str, Any]:
-    text = str(err).strip()
-    return {
-        "ok": False,
-        "when": time.time(),
-        "type": type(err).__name__,
-        "message": text.splitlines()[0] if text else "",
-        "traceback": traceback.format_exc(limit=8),
-    }
-
-
-def _entry(
-    rank: int,
-    world_size: int,
-    port: int,
-    worker: Callable[..., Any],
-    args: tuple,
-    out_dir: str,
-    pg_timeout_s: float,
-) -> None:
-    """What each spawned process runs: join the group, call the worker, write the result."""
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    os.environ["RANK"] = str(rank)
-    os.environ["WORLD_SIZE"] = str(world_size)
-    torch.set_num_threads(1)  # ranks share the machine's cores
-    record: dict[str, Any] | None = None
+def _kill_leftovers(mark: str) -> int:
+    """Kill the processes that carry this job's mark; return how many there were."""
     try:
-        dist.init_process_group(
-            "gloo",
-            rank=rank,
-            world_size=world_size,
-            timeout=datetime.timedelta(seconds=pg_timeout_s),
-        )
+        import psutil  # installed with Jupyter (ipykernel needs it)
+    except ImportError:  # pragma: no cover
+        return 0
+    found = []
+    for proc in psutil.process_iter():
         try:
-            started = time.perf_counter()
-            value = worker(rank, world_size, *args)
-            record = {"ok": True, "value": value, "seconds": time.perf_counter() - started}
-        except BaseException as err:
-            record = _failure(err)  # timestamped now, before the group is torn down
-        finally:
-            dist.destroy_process_group()
-    except BaseException as err:  # joining or leaving the group failed
-        if record is None or record["ok"]:
-            record = _failure(err)
-    tmp = os.path.join(out_dir, f"rank{rank}.tmp")
-    with open(tmp, "wb") as f:
-        pickle.dump(record, f)
-    os.replace(tmp, os.path.join(out_dir, f"rank{rank}.pkl"))  # appears complete or not at all
+            if proc.pid != os.getpid() and proc.environ().get(_MARK) == mark:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue  # gone already, or not ours to read
+    for proc in found:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(found, timeout=10)
+    return len(found)
 
 
-def _stop(processes: list) -> None:
-    for p in processes:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + 5.0
-    for p in processes:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
+def torchrun(
+    script: str | os.PathLike,
+    *args: str,
+    nproc_per_node: int = 2,
+    timeout: float = 120.0,
+) -> TorchrunResult:
+    """Run ``torchrun --standalone --nproc_per_node=N script args...`` and wait for it.
 
+    The job runs with the notebook's Python and working directory, and with
+    ``OMP_NUM_THREADS=1`` (torchrun's own choice, set here so that it prints no banner).
+    After ``timeout`` seconds torchrun gets SIGTERM, which it passes on to every rank.
+    Never raises for what the job does: read ``returncode``, ``stdout``, ``stderr`` and
+    ``root_cause()`` of the returned ``TorchrunResult``.
 
-def _raise_first_failure(records: dict[int, dict], processes: list, out_dir: str) -> None:
-    """One rank failed. Its partners usually fail next ("connection reset by peer"):
-    wait a moment for their reports, then raise the earliest failure, the root cause."""
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline and len(records) < len(processes):
-        for rank in range(len(processes)):
-            path = os.path.join(out_dir, f"rank{rank}.pkl")
-            if rank not in records and os.path.exists(path):
-                with open(path, "rb") as f:
-                    records[rank] = pickle.load(f)
-        time.sleep(_POLL_S)
-    failed = sorted((r["when"], rank) for rank, r in records.items() if not r["ok"])
-    rank = failed[0][1]
-    r = records[rank]
-    raise DistributedWorkerError(rank, r["type"], r["message"], r["traceback"])
-
-
-def launch(
-    worker: Callable[..., Any],
-    world_size: int = 2,
-    args: tuple = (),
-    timeout: float = 60.0,
-) -> list[Any]:
-    """Run ``worker(rank, world_size, *args)`` in ``world_size`` spawned processes joined in
-    one gloo process group, and return the ranks' return values as a list (index = rank).
-
-    ``worker`` must be a module-level function of an importable module (a notebook cannot
-    define spawn targets) and must return something picklable. The port is chosen at run
-    time. If a rank raises, the other ranks are stopped and ``DistributedWorkerError`` is
-    raised with the child's traceback; after ``timeout`` seconds every rank is stopped and
-    ``TimeoutError`` is raised. No process outlives the call.
-
-    Taught in the Devices chapter, section "Distributed training" (``book/devices.ipynb``).
+    Taught in the Distributed chapter (``book/distributed.ipynb``).
     """
-    _check_importable(worker)
-    if isinstance(world_size, bool) or not isinstance(world_size, int) or not 1 <= world_size <= 8:
-        raise ValueError(
-            f"world_size must be a whole number of processes from 1 to 8, got {world_size!r}. "
-            "Two are enough to see everything distributed training does."
+    if not Path(script).is_file():
+        raise FileNotFoundError(
+            f"torchrun: no script {str(script)!r} here ({os.getcwd()}); pass the path of "
+            "a .py file relative to the notebook's folder, e.g. 'scripts/ddp_train.py'."
         )
-    if not isinstance(args, tuple):
-        raise TypeError(f"args must be a tuple of extra arguments for the worker, got {type(args).__name__}.")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+    n = nproc_per_node
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8:
+        raise ValueError(f"nproc_per_node must be a whole number from 1 to 8, got {n!r}.")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
-    if not dist.is_available() or not dist.is_gloo_available():
-        raise RuntimeError(
-            "this PyTorch build has no torch.distributed gloo backend; "
-            "install the standard PyTorch wheel from pytorch.org."
+    flags = ["--standalone", f"--nproc_per_node={n}", str(script), *map(str, args)]
+    mark = uuid.uuid4().hex
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", **{_MARK: mark})
+    start = time.perf_counter()
+    timed_out = False
+    # Output goes to files, not pipes: a process the job leaves behind could hold a pipe
+    # open, and reading it would wait for that process instead of for torchrun.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "torch.distributed.run", *flags],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
         )
-
-    for attempt in (1, 2):
         try:
-            return _launch_once(worker, world_size, args, float(timeout))
-        except DistributedWorkerError as err:
-            # free_port() can race with another program grabbing the port: one retry.
-            clash = "address already in use" in err.child_message.lower() or "eaddrinuse" in err.child_message.lower()
-            if attempt == 2 or not clash:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _launch_once(worker: Callable[..., Any], world_size: int, args: tuple, timeout: float) -> list[Any]:
-    ctx = mp.get_context("spawn")
-    out_dir = tempfile.mkdtemp(prefix="ice_lab_dist_")
-    port = free_port()
-    processes = []
-    try:
-        for rank in range(world_size):
-            p = ctx.Process(
-                target=_entry,
-                args=(rank, world_size, port, worker, args, out_dir, timeout),
-                daemon=True,
-            )
-            p.start()
-            processes.append(p)
-        deadline = time.monotonic() + timeout
-        records: dict[int, dict] = {}
-        while len(records) < world_size:
-            for rank in range(world_size):
-                path = os.path.join(out_dir, f"rank{rank}.pkl")
-                if rank not in records and os.path.exists(path):
-                    with open(path, "rb") as f:
-                        records[rank] = pickle.load(f)
-                    if not records[rank]["ok"]:
-                        _raise_first_failure(records, processes, out_dir)
-            if len(records) == world_size:
-                break
-            for rank, p in enumerate(processes):
-                if rank not in records and not p.is_alive() and p.exitcode is not None:
-                    # give a just-finished writer a moment, then report the silent death
-                    time.sleep(0.2)
-                    if not os.path.exists(os.path.join(out_dir, f"rank{rank}.pkl")):
-                        raise DistributedWorkerError(
-                            rank, "ProcessDied", f"exit code {p.exitcode} before reporting a result", ""
-                        )
-            if time.monotonic() > deadline:
-                missing = [r for r in range(world_size) if r not in records]
-                raise TimeoutError(
-                    f"distributed job did not finish within {timeout:g} s (ranks {missing} still "
-                    "running); every process was stopped. A rank waiting in a collective that "
-                    "another rank never reaches hangs: check that all ranks call the same collectives."
-                )
-            time.sleep(_POLL_S)
-        for p in processes:
-            p.join(5.0)
-        return [records[r]["value"] for r in range(world_size)]
-    finally:
-        _stop(processes)
-        shutil.rmtree(out_dir, ignore_errors=True)
-
-
-# --------------------------------------------------------------------------- workers
-def seeding_worker(rank: int, world_size: int, base_seed: int = 0) -> dict[str, Any]:
-    """Per-rank seeding: same seed on every rank vs ``base_seed + rank``; and DDP's broadcast
-    of rank 0's weights at construction.
-
-    Returns plain numbers so a notebook can print them. Taught in the Devices chapter.
-    """
-    from .env import set_seed
-
-    set_seed(base_seed)
-    same_seed_noise = torch.rand(3).tolist()  # e.g. dropout masks, augmentations
-    set_seed(base_seed + rank)
-    rank_seed_noise = torch.rand(3).tolist()
-
-    # Each rank builds its model from a different seed: the weights disagree...
-    set_seed(base_seed + rank)
-    model = tiny_model()
-    before = model.weight.detach().clone()
-    # ...until DDP's constructor broadcasts rank 0's parameters and buffers to every rank.
-    ddp = nn.parallel.DistributedDataParallel(model)
-    after = ddp.module.weight.detach().clone()
-    gathered_before = [torch.empty_like(before) for _ in range(world_size)]
-    gathered_after = [torch.empty_like(after) for _ in range(world_size)]
-    dist.all_gather(gathered_before, before)
-    dist.all_gather(gathered_after, after)
-    return {
-        "rank": rank,
-        "same_seed_noise": [round(v, 4) for v in same_seed_noise],
-        "rank_seed_noise": [round(v, 4) for v in rank_seed_noise],
-        "weights_equal_before_ddp": all(torch.equal(gathered_before[0], g) for g in gathered_before),
-        "weights_equal_after_ddp": all(torch.equal(gathered_after[0], g) for g in gathered_after),
-    }
-
-
-def sampler_worker(rank: int, world_size: int, n: int = 8, epochs: int = 3, set_epoch: bool = True) -> dict[str, Any]:
-    """The indices ``DistributedSampler`` gives this rank in each epoch, with or without
-    ``sampler.set_epoch(epoch)``. Taught in the Devices chapter."""
-    from torch.utils.data import DistributedSampler
-
-    dataset = list(range(n))
-    sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=0)
-    per_epoch = []
-    for epoch in range(epochs):
-        if set_epoch:
-            sampler.set_epoch(epoch)
-        per_epoch.append(list(iter(sampler)))
-    return {"rank": rank, "epochs": per_epoch}
-
-
-def tiny_model() -> nn.Linear:
-    """The model of the distributed section: one linear layer, 4 inputs, 1 output.
-    Taught in the Devices chapter (``book/devices.ipynb``)."""
-    return nn.Linear(4, 1)
-
-
-def global_batch(size: int = 8, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same (inputs, targets) global batch on every process, from a fixed seed.
-    Taught in the Devices chapter (``book/devices.ipynb``)."""
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(size, 4, generator=g)
-    y = x @ torch.tensor([[1.0], [-2.0], [0.5], [3.0]]) + 0.1 * torch.randn(size, 1, generator=g)
-    return x, y
-
-
-def train_single(steps: int = 3, lr: float = 0.1, size: int = 8) -> dict[str, torch.Tensor]:
-    """Plain single-process SGD on the whole global batch: the reference DDP must match.
-    Taught in the Devices chapter."""
-    torch.manual_seed(0)
-    model = tiny_model()
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
-    x, y = global_batch(size)
-    for _ in range(steps):
-        opt.zero_grad()
-        nn.functional.mse_loss(model(x), y).backward()
-        opt.step()
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}
-
-
-def ddp_worker(
-    rank: int,
-    world_size: int,
-    checkpoint_dir: str,
-    steps: int = 3,
-    lr: float = 0.1,
-    size: int = 8,
-) -> dict[str, Any]:
-    """DDP on the global batch split across ranks; rank 0 alone saves two checkpoints
-    (``ddp.state_dict()`` with its ``module.`` prefix, and ``ddp.module.state_dict()``).
-
-    Returns this rank's final weights, its share of the batch and what it saved.
-    Taught in the Devices chapter.
-    """
-    if size % world_size:
-        raise ValueError(f"the global batch ({size}) must split evenly over {world_size} ranks")
-    torch.manual_seed(0)  # same start as train_single (DDP would broadcast rank 0's anyway)
-    model = tiny_model()
-    ddp = nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=lr)
-    x, y = global_batch(size)
-    per_rank = size // world_size
-    mine = slice(rank * per_rank, (rank + 1) * per_rank)  # a DistributedSampler's job in a DataLoader
-    for _ in range(steps):
-        opt.zero_grad()
-        # mean over this rank's 4 samples; DDP averages the gradients over ranks in backward()
-        nn.functional.mse_loss(ddp(x[mine]), y[mine]).backward()
-        opt.step()
-    saved: list[str] = []
-    if rank == 0:  # one writer: every rank holds the same weights
-        torch.save(ddp.state_dict(), os.path.join(checkpoint_dir, "ddp_state.pt"))
-        torch.save(ddp.module.state_dict(), os.path.join(checkpoint_dir, "module_state.pt"))
-        saved = ["ddp_state.pt", "module_state.pt"]
-    dist.barrier()  # nobody reads the checkpoint before rank 0 has written it
-    return {
-        "rank": rank,
-        "samples": list(range(size))[mine],
-        "state": {k: v.detach().clone() for k, v in ddp.module.state_dict().items()},
-        "saved": saved,
-    }
-
-
-def chapter_worker(rank: int, world_size: int, checkpoint_dir: str) -> dict[str, Any]:
-    """Everything the Devices chapter shows, in one launch (starting processes is the slow
-    part): ``seeding_worker``, ``sampler_worker`` with and without ``set_epoch``, then
-    ``ddp_worker``. Taught in the Devices chapter."""
-    return {
-        "seeding": seeding_worker(rank, world_size),
-        "sampler_set_epoch": sampler_worker(rank, world_size, 8, 3, True),
-        "sampler_no_set_epoch": sampler_worker(rank, world_size, 8, 3, False),
-        "ddp": ddp_worker(rank, world_size, checkpoint_dir),
-    }
-
-
-def failing_worker(rank: int, world_size: int, bad_rank: int = 1) -> int:
-    """A worker whose rank ``bad_rank`` raises: shows how ``launch`` reports a failed rank.
-    Used by the tests of the Devices chapter's distributed section (``book/devices.ipynb``)."""
-    if rank == bad_rank:
-        raise ValueError(f"rank {rank} was told to fail")
-    dist.barrier()  # the healthy rank waits here for a partner that never comes
-    return rank
-
-
-def sleeping_worker(rank: int, world_size: int, seconds: float = 30.0) -> int:
-    """A worker that sleeps: shows ``launch``'s timeout stopping every process.
-    Used by the tests of the Devices chapter's distributed section (``book/devices.ipynb``)."""
-    time.sleep(seconds)
-    return rank
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.send_signal(signal.SIGTERM)  # torchrun stops its ranks, then exits
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        finally:
+            if proc.poll() is None:  # interrupted (Ctrl-C in the notebook)
+                proc.kill()
+            proc.wait()
+            leftover = _kill_leftovers(mark)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = (f.read().decode("utf-8", "replace") for f in (out, err))
+    return TorchrunResult(
+        command=shlex.join(["torchrun", *flags]),
+        returncode=proc.returncode,
+        stdout=_clean(stdout, Path.cwd()),
+        stderr=_clean(stderr, Path.cwd()),
+        timed_out=timed_out,
+        leftover=leftover,
+        seconds=time.perf_counter() - start,
+    )

@@ -1,186 +1,159 @@
-"""ice_lab.distributed: launching gloo workers from a notebook, and what they show."""
+"""ice_lab.distributed: real torchrun jobs, and nothing of them left running afterwards.
+
+Every job runs scripts copied into the test's own temporary folder, so the check that no
+process is left looks only for processes of this test (a notebook running the chapter's
+scripts at the same time is not mistaken for a leftover). No assertion on elapsed time:
+waits are bounded by ``timeout=`` only.
+"""
 
 from __future__ import annotations
 
-import os
-import socket
-import tempfile
-import time
+import shutil
+import sys
+import textwrap
+from pathlib import Path
 
+import psutil
 import pytest
 import torch
 import torch.distributed as dist
 
 from ice_lab import distributed
-from ice_lab.distributed import DistributedWorkerError, launch
+from ice_lab.distributed import TorchrunResult, torchrun
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(
-    not (dist.is_available() and dist.is_gloo_available()), reason="no gloo backend in this torch build"
+    not (dist.is_available() and dist.is_gloo_available()),
+    reason="no gloo backend in this torch build",
 )
 
 
-def not_a_spawn_target(rank, world_size):  # importable (module level) and valid
-    return rank * 10 + world_size
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmdline = " ".join(proc.info["cmdline"] or [])
+        except psutil.Error:
+            continue
+        if text in cmdline and proc.pid != psutil.Process().pid:
+            found.append(cmdline)
+    return found
 
 
-def test_free_port_is_bindable():
-    port = distributed.free_port()
-    assert 1024 <= port <= 65535
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", port))  # nothing holds it
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """A folder with the chapter's scripts in scripts/, as the working directory; after
+    the test, no process started from it may be alive."""
+    shutil.copytree(ROOT / "book" / "scripts", tmp_path / "scripts")
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    left = processes_mentioning(str(tmp_path))
+    assert not left, f"processes of the job outlived it: {left}"
 
 
-@pytest.fixture(scope="module")
-def chapter_results():
-    with tempfile.TemporaryDirectory() as tmp:
-        results = launch(distributed.chapter_worker, world_size=2, args=(tmp,), timeout=120)
-        files = sorted(os.listdir(tmp))
-        plain = torch.load(os.path.join(tmp, "module_state.pt"))
-        wrapped = torch.load(os.path.join(tmp, "ddp_state.pt"))
-    return results, files, plain, wrapped
+def write(path: Path, source: str) -> str:
+    path.write_text(textwrap.dedent(source))
+    return path.name
 
 
-def test_results_come_back_in_rank_order(chapter_results):
-    results, _, _, _ = chapter_results
-    assert [r["seeding"]["rank"] for r in results] == [0, 1]
-    assert [r["ddp"]["rank"] for r in results] == [0, 1]
+def test_ddp_matches_one_process_and_only_rank_zero_prints_and_saves(workdir):
+    out = workdir / "out"
+    out.mkdir()
+    run = torchrun("scripts/ddp_train.py", str(out), timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.command == f"torchrun --standalone --nproc_per_node=2 scripts/ddp_train.py {out}"
+    lines = run.stdout.splitlines()
+    assert lines[:2] == [
+        "rank 0: LOCAL_RANK=0, device cpu, samples [0, 2, 4, 6]",
+        "rank 1: LOCAL_RANK=1, device cpu, samples [1, 3, 5, 7]",
+    ]
+    assert "gradients allclose to one process on the global batch: True" in lines
+    assert "weights allclose after 3 steps: True" in lines
+    assert len(lines) == len(set(lines)), "every line once: only rank 0 prints"
+    assert sorted(p.name for p in out.iterdir()) == ["ddp_state.pt", "model_state.pt"]
+    assert sorted(torch.load(out / "ddp_state.pt")) == ["module.bias", "module.weight"]
+    assert sorted(torch.load(out / "model_state.pt")) == ["bias", "weight"]
+    assert run.root_cause() == "" and not run.timed_out and run.leftover == 0
 
 
-def test_per_rank_seeding(chapter_results):
-    results, _, _, _ = chapter_results
-    r0, r1 = results[0]["seeding"], results[1]["seeding"]
-    assert r0["same_seed_noise"] == r1["same_seed_noise"], "the same seed gives every rank the same noise"
-    assert r0["rank_seed_noise"] != r1["rank_seed_noise"], "seed + rank gives each rank its own noise"
-    assert not r0["weights_equal_before_ddp"] and r0["weights_equal_after_ddp"], "DDP broadcasts rank 0's weights"
+def test_a_failing_rank_is_the_root_cause_and_the_other_rank_is_stopped(workdir):
+    run = torchrun("scripts/ddp_fail.py", timeout=120)
+    assert run.returncode != 0 and not run.timed_out
+    cause = run.root_cause()
+    assert "rank      : 1 (local_rank: 1)" in cause
+    assert "ValueError: a batch with NaN reached the model" in cause
+    assert 'File "scripts/ddp_fail.py"' in cause, "@record put the traceback in the report"
+    assert "rank 0 finished" not in run.stdout
+    assert run.leftover == 0
 
 
-def test_distributed_sampler_and_set_epoch(chapter_results):
-    results, _, _, _ = chapter_results
-    with_epoch = [r["sampler_set_epoch"]["epochs"] for r in results]
-    without = [r["sampler_no_set_epoch"]["epochs"] for r in results]
-    for epoch in range(3):  # the two ranks split the 8 indices between them, no overlap
-        assert sorted(with_epoch[0][epoch] + with_epoch[1][epoch]) == list(range(8))
-    assert with_epoch[0][0] != with_epoch[0][1], "set_epoch reshuffles every epoch"
-    assert without[0][0] == without[0][1] == without[0][2], "without set_epoch: the same order every epoch"
-    assert without[0][0] == with_epoch[0][0], "epoch 0 is the same either way"
+def test_a_timeout_stops_torchrun_and_every_rank(workdir):
+    name = write(workdir / "sleeper.py", """
+        import time
+        print("started", flush=True)
+        time.sleep(600)
+    """)
+    run = torchrun(name, timeout=5)
+    assert run.timed_out
+    assert run.returncode != 0
+    assert run.leftover == 0, "torchrun stops its ranks when it gets SIGTERM"
 
 
-def test_ddp_matches_single_process_training(chapter_results):
-    results, _, _, _ = chapter_results
-    reference = distributed.train_single()
-    for r in results:
-        for name, value in reference.items():
-            assert torch.allclose(value, r["ddp"]["state"][name], atol=1e-6)
-    assert results[0]["ddp"]["samples"] == [0, 1, 2, 3] and results[1]["ddp"]["samples"] == [4, 5, 6, 7]
+def test_a_process_the_job_leaves_behind_is_found_and_killed(workdir):
+    name = write(workdir / "orphan.py", f"""
+        import os, subprocess
+        if os.environ["RANK"] == "0":  # a helper in its own session: torchrun misses it
+            subprocess.Popen([{sys.executable!r}, "-c", "import time; time.sleep(600)"],
+                             start_new_session=True)
+    """)
+    run = torchrun(name, nproc_per_node=2, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.leftover == 1
 
 
-def test_only_rank_zero_saves_and_the_module_prefix(chapter_results):
-    results, files, plain, wrapped = chapter_results
-    assert results[0]["ddp"]["saved"] == ["ddp_state.pt", "module_state.pt"]
-    assert results[1]["ddp"]["saved"] == []
-    assert files == ["ddp_state.pt", "module_state.pt"]
-    assert sorted(plain) == ["bias", "weight"]
-    assert sorted(wrapped) == ["module.bias", "module.weight"]
-    model = distributed.tiny_model()
-    with pytest.raises(RuntimeError, match="Missing key"):
-        model.load_state_dict(wrapped)
-    model.load_state_dict(plain)
+def test_output_is_cleaned_of_what_differs_between_machines(tmp_path):
+    site = distributed.sysconfig.get_paths()["purelib"]
+    raw = "\n".join([
+        f'  File "{site}/torch/distributed/run.py", line 3',
+        f'  File "{tmp_path}/scripts/x.py", line 9',
+        "  time      : 2026-12-01_01:04:50",
+        "  host      : node-17.example.org",
+        "  exitcode  : 1 (pid: 6949)",
+        "  error_file: /tmp/torchelastic_ab/none_x/attempt_0/1/error.json",
+        "W1201 01:05:23.184000 7238 torch/api.py:1028] Sending process 7252 closing signal",
+        "Connection closed by peer [127.0.0.1]:63909.",
+    ])
+    assert distributed._clean(raw, tmp_path).splitlines() == [
+        '  File "<site-packages>/torch/distributed/run.py", line 3',
+        '  File "scripts/x.py", line 9',
+        "  time      : <time>",
+        "  host      : <host>",
+        "  exitcode  : 1 (pid: <pid>)",
+        "  error_file: <tmp>/error.json",
+        "W torch/api.py:1028] Sending process <pid> closing signal",
+        "Connection closed by peer [127.0.0.1]:<port>.",
+    ]
 
 
-def test_a_failing_rank_is_reported_and_nothing_is_left_running():
-    start = time.monotonic()
-    with pytest.raises(DistributedWorkerError, match="rank 1 failed with ValueError: rank 1 was told to fail") as info:
-        launch(distributed.failing_worker, world_size=2, timeout=60)
-    assert info.value.rank == 1
-    assert "Traceback" in info.value.child_traceback
-    assert time.monotonic() - start < 30, "the healthy rank must be stopped, not waited for"
-    import multiprocessing
-
-    assert multiprocessing.active_children() == []
-
-
-def test_timeout_stops_every_rank():
-    with pytest.raises(TimeoutError, match="did not finish within 2 s"):
-        launch(distributed.sleeping_worker, world_size=2, args=(60.0,), timeout=2)
-    import multiprocessing
-
-    assert multiprocessing.active_children() == []
-
-
-def test_one_process_world_works():
-    assert launch(not_a_spawn_target, world_size=1, timeout=60) == [1]
+def test_root_cause_is_the_block_after_its_heading():
+    stderr = "noise\n====\nFailures:\n  <NO_OTHER_FAILURES>\n----\nRoot Cause (first observed failure):\n[0]:\n  rank : 1\n====\n"
+    result = TorchrunResult(command="", returncode=1, stdout="", stderr=stderr)
+    assert result.root_cause() == "Root Cause (first observed failure):\n[0]:\n  rank : 1"
 
 
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"worker": lambda rank, ws: rank}, ValueError, "cannot be imported by a spawned process"),
-        ({"worker": "ddp_worker"}, TypeError, "needs a worker function"),
-        ({"worker": not_a_spawn_target, "world_size": 0}, ValueError, "world_size must be"),
-        ({"worker": not_a_spawn_target, "world_size": 2.0}, ValueError, "world_size must be"),
-        ({"worker": not_a_spawn_target, "world_size": True}, ValueError, "world_size must be"),
-        ({"worker": not_a_spawn_target, "args": [1]}, TypeError, "args must be a tuple"),
-        ({"worker": not_a_spawn_target, "timeout": 0}, ValueError, "timeout must be a positive"),
-        ({"worker": not_a_spawn_target, "timeout": -1.0}, ValueError, "timeout must be a positive"),
+        ({"script": "no_such_script.py"}, FileNotFoundError, "no script 'no_such_script.py'"),
+        ({"nproc_per_node": 0}, ValueError, "nproc_per_node must be"),
+        ({"nproc_per_node": 2.0}, ValueError, "nproc_per_node must be"),
+        ({"nproc_per_node": True}, ValueError, "nproc_per_node must be"),
+        ({"timeout": 0}, ValueError, "timeout must be a positive"),
+        ({"timeout": -1.0}, ValueError, "timeout must be a positive"),
     ],
 )
-def test_bad_arguments_are_refused_before_anything_starts(kwargs, error, match):
+def test_bad_arguments_are_refused_before_anything_starts(workdir, kwargs, error, match):
+    kwargs = {"script": "scripts/ddp_sampler.py", **kwargs}
     with pytest.raises(error, match=match):
-        launch(**kwargs)
-
-
-def test_nested_function_is_refused():
-    def inner(rank, world_size):
-        return rank
-
-    with pytest.raises(ValueError, match="module level"):
-        launch(inner)
-
-
-def test_ddp_worker_refuses_an_uneven_split():
-    with pytest.raises(ValueError, match="split evenly"):
-        distributed.ddp_worker(0, 3, "/nonexistent")
-
-
-def test_a_port_clash_is_retried_once(monkeypatch):
-    calls = []
-
-    def clashing(worker, world_size, args, timeout):
-        calls.append(1)
-        if len(calls) == 1:
-            raise DistributedWorkerError(0, "RuntimeError", "The server socket has failed to listen: address already in use", "")
-        return ["ok"]
-
-    monkeypatch.setattr(distributed, "_launch_once", clashing)
-    assert launch(not_a_spawn_target, world_size=1) == ["ok"]
-    assert len(calls) == 2
-
-
-def test_other_failures_are_not_retried(monkeypatch):
-    calls = []
-
-    def failing(worker, world_size, args, timeout):
-        calls.append(1)
-        raise DistributedWorkerError(1, "ValueError", "bad", "")
-
-    monkeypatch.setattr(distributed, "_launch_once", failing)
-    with pytest.raises(DistributedWorkerError, match="bad"):
-        launch(not_a_spawn_target, world_size=1)
-    assert len(calls) == 1
-
-
-def test_a_script_main_function_is_accepted_but_an_interactive_one_is_not(monkeypatch):
-    import sys
-    import types
-
-    def worker(rank, world_size):
-        return rank
-
-    worker.__module__ = "__main__"
-    worker.__qualname__ = "worker"
-    fake_main = types.ModuleType("__main__")  # no __file__: a notebook or a REPL
-    monkeypatch.setitem(sys.modules, "__main__", fake_main)
-    with pytest.raises(ValueError, match="notebook cell"):
-        distributed._check_importable(worker)
-    fake_main.__file__ = "/tmp/train.py"  # a script: spawn re-imports it, the worker is found
-    distributed._check_importable(worker)
+        torchrun(kwargs.pop("script"), **kwargs)
