@@ -71,7 +71,7 @@ test-compat:
 # chromium) at 1280x900 and 390x844, and one lab run in JupyterLab. Builds or updates
 # _build/html first; screenshots land in _build/screenshots/. See tests_browser/.
 test-browser: book
-	$(PY) -m pytest tests_browser -p no:cacheprovider -n 2 --dist loadgroup -rxX
+	$(PY) -m pytest tests_browser -p no:cacheprovider -n 2 --dist loadgroup
 
 # Progress bars on: TQDM_DISABLE=1 (exported above for stable executed outputs) is not
 # for learners.

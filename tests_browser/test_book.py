@@ -6,20 +6,23 @@ leaves 127.0.0.1); no code or output block is wider than the text column; axe-co
 no critical or serious violation. At 1280x900 there is one search box and searching
 "NaN" finds pages; at 390x844 the hamburger opens the navigation and a chapter link in
 it works. On a lab page, every solution is a closed toggle labelled "Show solution" that
-opens on click. Screenshots of the landing page, one chapter and one lab at both sizes go
-to _build/screenshots/.
+opens on click. Every figure has alt text that is not its file name (read from the built
+HTML). Screenshots of the landing page, one chapter and one lab at both sizes go to
+_build/screenshots/.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlparse
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from helpers import DESKTOP, PHONE, source_of, toc_files
+from helpers import DESKTOP, HTML, PHONE, source_of, toc_files
 
 PAGES = toc_files()
 SCREENSHOT_PAGES = {
@@ -37,7 +40,6 @@ SCREENSHOT_PAGES = {
 EXTERNAL_HOSTS = {
     "cdn.jsdelivr.net": "MathJax 3 (Sphinx's math) and the Jupyter widget embedder",
     "cdnjs.cloudflare.com": "require.js, which the Jupyter widget embedder loads",
-    "unpkg.com": "thebe, loaded only when a reader starts a live kernel",
 }
 
 # axe rules that only the theme can fix, each naming its upstream report. Keep it short.
@@ -115,8 +117,9 @@ class Visit:
         return True
 
     def stop_recording(self) -> None:
-        """axe re-fetches style sheets to read them, resolving @import against the wrong
-        base (a 404 no reader's browser makes); what happens after this is not counted."""
+        """axe re-fetches style sheets to read them, resolving @import against the
+        wrong base (a 404 no reader's browser makes); what happens after this is not
+        counted."""
         self.recording = False
 
 
@@ -137,7 +140,8 @@ OVERFLOW_JS = """() => {
     const wide = !scrolls && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
     const out = box.right > column.right + 1;
     if (wide || out) {
-      const text = (el.innerText || el.getAttribute('src') || '').trim().split('\\n')[0];
+      const text = (el.innerText || el.getAttribute('src') || '')
+        .trim().split('\\n')[0];
       found.push(`${el.tagName.toLowerCase()}.${el.className || ''}: scrollWidth `
         + `${el.scrollWidth} > clientWidth ${el.clientWidth}, right edge `
         + `${Math.round(box.right)} vs column ${Math.round(column.right)}: `
@@ -215,13 +219,18 @@ def _axe(visit: Visit, page_name: str) -> None:
     if page_name in SCREENSHOT_PAGES.values():
         runs = [axe.run(visit.page, options=AXE_OPTIONS)]
     else:
-        without_contrast = {**AXE_OPTIONS, "rules": {
-            **AXE_OPTIONS["rules"], "color-contrast": {"enabled": False}}}
+        without_contrast = {
+            **AXE_OPTIONS,
+            "rules": {**AXE_OPTIONS["rules"], "color-contrast": {"enabled": False}},
+        }
         contrast_only = {"resultTypes": ["violations"], "runOnly": ["color-contrast"]}
         runs = [
             axe.run(visit.page, options=without_contrast),
-            axe.run(visit.page, context={"exclude": [[".cell_input"]]},
-                    options=contrast_only),
+            axe.run(
+                visit.page,
+                context={"exclude": [[".cell_input"]]},
+                options=contrast_only,
+            ),
         ]
     violations = [v for run in runs for v in run.response["violations"]]
     for violation in violations:
@@ -267,7 +276,9 @@ def _hamburger(visit: Visit, page_name: str, folder: Path) -> None:
     page = visit.page
     toggles = page.locator("button.primary-toggle").filter(visible=True)
     if toggles.count() != 1:
-        visit.problems.append(f"{toggles.count()} visible navigation buttons, expected 1")
+        visit.problems.append(
+            f"{toggles.count()} visible navigation buttons, expected 1"
+        )
         return
     toggles.first.click()
     links = page.locator("#pst-primary-sidebar-modal[open] a.reference.internal")
@@ -294,7 +305,9 @@ def _hamburger(visit: Visit, page_name: str, folder: Path) -> None:
     visit.problems.append("no link to another page in the navigation")
 
 
-def _screenshot(visit: Visit, page_name: str, size: dict[str, int], folder: Path) -> None:
+def _screenshot(
+    visit: Visit, page_name: str, size: dict[str, int], folder: Path
+) -> None:
     for label, name in SCREENSHOT_PAGES.items():
         if name == page_name:
             visit.page.evaluate("() => window.scrollTo(0, 0)")
@@ -320,12 +333,15 @@ def _report(page_name: str, size: dict[str, int], problems: list[str]) -> None:
     if problems:
         listing = "\n  ".join(problems)
         pytest.fail(
-            f"{page_name} at {size['width']}x{size['height']}:\n  {listing}", pytrace=False
+            f"{page_name} at {size['width']}x{size['height']}:\n  {listing}",
+            pytrace=False,
         )
 
 
 @pytest.mark.parametrize("page_name", PAGES)
-def test_page_desktop(page_name: str, site: str, desktop: Any, screenshots: Path) -> None:
+def test_page_desktop(
+    page_name: str, site: str, desktop: Any, screenshots: Path
+) -> None:
     visit = Visit(desktop, site, DESKTOP)
     try:
         if visit.open(page_name):
@@ -356,3 +372,43 @@ def test_page_phone(page_name: str, site: str, phone: Any, screenshots: Path) ->
     finally:
         visit.page.close()
     _report(page_name, PHONE, visit.problems)
+
+
+class _Images(HTMLParser):
+    """The <img> tags inside the page's <article>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.images: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "article":
+            self.depth += 1
+        elif tag == "img" and self.depth:
+            self.images.append(dict(attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article" and self.depth:
+            self.depth -= 1
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_figures_say_what_they_show(page_name: str) -> None:
+    """Every figure's alt text describes it; myst-nb's default alt is the image's path.
+
+    A notebook sets it in the cell's metadata: {"mystnb": {"image": {"alt": "..."}}}.
+    """
+    path = HTML / f"{page_name}.html"
+    if not path.exists():
+        pytest.fail(f"{path} not built: is the book built with this _toc.yml?")
+    parser = _Images()
+    parser.feed(path.read_text(encoding="utf-8"))
+    bad = [
+        image.get("src") or "?"
+        for image in parser.images
+        if not (image.get("alt") or "").strip()
+        or image.get("alt") == image.get("src")
+        or re.search(r"\.(png|jpe?g|svg|gif)$", image.get("alt") or "")
+    ]
+    assert not bad, f"{page_name}: {len(bad)} figure(s) without alt text: {bad}"

@@ -29,8 +29,8 @@ from helpers import DESKTOP, ROOT
 # Under pytest-xdist (--dist loadgroup) these tests share one worker, so one JupyterLab.
 pytestmark = pytest.mark.xdist_group("jupyterlab")
 
-# A lab with a training loop that runs over 2 s (lab-training, the validation cell: 2.8 s
-# in the committed run), so a learner should see it progress.
+# A lab with a training loop that runs over 2 s (lab-training, the validation cell:
+# 2.8 s in the committed run), so a learner should see it progress.
 LAB = "labs/lab-training.ipynb"
 STARTUP_S = 90
 RUN_ALL_S = 300
@@ -42,7 +42,9 @@ LAB_SETTINGS = {
         "fetchNews": "false",
         "checkForUpdates": False,
     },
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"recordTiming": True},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "recordTiming": True
+    },
 }
 
 
@@ -83,12 +85,21 @@ def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     log = (home / "jupyterlab.log").open("w")
     server = subprocess.Popen(
         [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={notebooks}",
         ],
-        cwd=notebooks, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=notebooks,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
@@ -129,9 +140,11 @@ def ran(jupyterlab: dict[str, Any], browser: Any, screenshots: Path) -> dict[str
     page = context.new_page()
     page.route(
         "**/*",
-        lambda route: route.continue_()
-        if route.request.url.startswith(lab["base"])
-        else route.abort(),
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(lab["base"])
+            else route.abort()
+        ),
     )
     name = Path(LAB).name
     result: dict[str, Any] = {}
@@ -139,8 +152,11 @@ def ran(jupyterlab: dict[str, Any], browser: Any, screenshots: Path) -> dict[str
         page.goto(f"{lab['base']}/lab/tree/{name}?token={lab['token']}")
         page.locator(".jp-Notebook").wait_for(timeout=STARTUP_S * 1000)
         page.get_by_text("| Idle").wait_for(timeout=STARTUP_S * 1000)
-        page.wait_for_timeout(2000)  # anything JupyterLab changes on open, it has by now
-        result["modified_on_open"] = page.locator(".lm-TabBar-tab.jp-mod-dirty").count() > 0
+        # Anything JupyterLab changes on open, it has changed by now.
+        page.wait_for_timeout(2000)
+        result["modified_on_open"] = (
+            page.locator(".lm-TabBar-tab.jp-mod-dirty").count() > 0
+        )
 
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
@@ -156,7 +172,9 @@ def ran(jupyterlab: dict[str, Any], browser: Any, screenshots: Path) -> dict[str
             if time.monotonic() > deadline:
                 pytest.fail(f"Run All did not finish within {RUN_ALL_S} s")
             page.wait_for_timeout(500)
-        result["bars_on_page"] = page.locator(".jp-OutputArea-output .widget-progress").count()
+        result["bars_on_page"] = page.locator(
+            ".jp-OutputArea-output .widget-progress"
+        ).count()
         page.screenshot(path=str(screenshots / "jupyterlab-run-all.png"))
         page.locator(".jp-Notebook").first.click()
         page.keyboard.press("Control+s")
