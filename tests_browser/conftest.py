@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # The browser drops connections it no longer needs (a page closed mid-load).
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 @pytest.fixture(scope="session")
 def site() -> Iterator[str]:
     """The built HTML served on 127.0.0.1; yields the base URL."""
@@ -34,7 +43,7 @@ def site() -> Iterator[str]:
             f"no built book in {HTML}: run `make book` (make test-browser does)"
         )
     handler = functools.partial(_QuietHandler, directory=str(HTML))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
