@@ -70,7 +70,8 @@ class LabelHiddenCells(SphinxPostTransform):
         if not before:
             return
         title_at = next(
-            (i for i, c in enumerate(section.children) if isinstance(c, nodes.title)), -1
+            (i for i, c in enumerate(section.children) if isinstance(c, nodes.title)),
+            -1,
         )
         for offset, cell in enumerate(before):
             self.document.remove(cell)
@@ -183,14 +184,20 @@ def show_factory_defaults(
 ) -> tuple[str | None, str | None] | None:
     """autodoc-process-signature: ``field=<factory>`` becomes ``field=[]`` (or ``{}``,
     ``set()``, ``Name()``), what a reader gets without passing the field."""
-    if not signature or "<factory>" not in signature or not dataclasses.is_dataclass(obj):
+    if (
+        not signature
+        or "<factory>" not in signature
+        or not dataclasses.is_dataclass(obj)
+    ):
         return None
     for field in dataclasses.fields(obj):
         factory = field.default_factory
         if factory is dataclasses.MISSING:
             continue
-        shown = repr(factory()) if factory in (list, dict, set, tuple) else (
-            f"{getattr(factory, '__name__', 'factory')}()"
+        shown = (
+            repr(factory())
+            if factory in (list, dict, set, tuple)
+            else f"{getattr(factory, '__name__', 'factory')}()"
         )
         signature = re.sub(
             rf"\b({re.escape(field.name)}(?:\s*:[^=,()]*)?\s*=\s*)<factory>",
