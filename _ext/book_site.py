@@ -139,9 +139,14 @@ def _first_paragraph(doctree: nodes.document) -> str:
 
 
 def _shorten(text: str, limit: int = DESCRIPTION_CHARS) -> str:
+    """At most ``limit`` characters: whole sentences if they fill half of it, else
+    whole words and an ellipsis."""
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    sentences = text[:limit].rsplit(". ", 1)[0] + "."
+    if len(sentences) >= limit // 2 and ". " in text[: limit + 1]:
+        return sentences
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:.")
     return cut + "…"
 
 
