@@ -1,18 +1,15 @@
-"""Every lab's checks fail without the fix, fail on the usual wrong answer WITH the hint
-that names it, and pass on the solution.
+"""Every lab's checks fail without the fix, each for its own exercise's reason.
 
-One kernel per lab runs the lab top to bottom; at each exercise it runs the solution cell
-and the cells up to its checks several times over (tools/booktools.py's regions and
-execution):
+The student edition replaces each solution region with ``raise NotImplementedError``
+(tools/booktools.py). One kernel per lab runs the lab top to bottom; at each exercise it
+runs the solution cell and the cells up to its last visible check twice: first with the
+stub in place, where every visible check must fail (a check that passes anyway grades
+nothing), then with the solution, where every check passes and the lab goes on. Each
+exercise thus starts from the state the solutions before it left: a check fails because
+its own exercise is unsolved, never only because an earlier one is broken.
 
-1. with the solution replaced by the student edition's ``raise NotImplementedError``:
-   every visible check must fail (a check that passes anyway grades nothing);
-2. with each recorded wrong answer (tests/wrong_answers.py) in place of the solution:
-   its check must fail with an ``AssertionError`` whose message holds the recorded hint;
-3. with the solution: every check passes, and the lab goes on to the next exercise.
-
-Each exercise starts from the state the solutions before it left, so a check fails for
-its own exercise's reason, never because an earlier one is broken.
+The usual wrong answers, and the hints the checks must give them, are tested the same way
+in tests/test_lab_answers.py (table: tests/lab_answers.py).
 """
 
 from __future__ import annotations
@@ -24,8 +21,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-from wrong_answers import WRONG_ANSWERS, WrongAnswer
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -86,8 +81,8 @@ def _cell(source: str, variant: str, role: str, grade_id: str = "") -> nbformat.
     return cell
 
 
-def probe_notebook(path: Path, wrong: list[WrongAnswer]) -> nbformat.NotebookNode:
-    """The lab with each exercise run as stub, as each wrong answer, then as solution."""
+def probe_notebook(path: Path) -> nbformat.NotebookNode:
+    """The lab with each exercise run as stub, then as solution."""
     nb = booktools.read(path)
     found = exercises(nb)
     by_solution = {ex.solution: ex for ex in found}
@@ -102,20 +97,13 @@ def probe_notebook(path: Path, wrong: list[WrongAnswer]) -> nbformat.NotebookNod
             i += 1
             continue
         solution_id = ex.grade_id(nb, ex.solution)
-        variants = [("stub", booktools.STUDENT_STUB, ex.span, "")]
-        for k, answer in enumerate(a for a in wrong if a.solution == solution_id):
-            target = [j for j in ex.checks if ex.grade_id(nb, j) == answer.check]
-            assert target, f"{path}: {answer.check!r} is not a visible check of {solution_id!r}"
-            variants.append((f"wrong {k}", answer.code, [j for j in ex.span if j <= target[0]], answer.cleanup))
-        variants.append(("solution", None, ex.span, ""))
-        for variant, body, span, cleanup in variants:
-            source = cell.source if body is None else with_solution(cell.source, body)
+        stubbed = with_solution(cell.source, booktools.STUDENT_STUB)
+        for variant, source in (("stub", stubbed), ("solution", cell.source)):
             cells.append(_cell(source, variant, "solution", solution_id))
-            for j in span:
+            for j in ex.span:
                 role = "check" if j in ex.checks else "between"
-                cells.append(_cell(nb.cells[j].source, variant, role, ex.grade_id(nb, j) if role == "check" else solution_id))
-            if cleanup:
-                cells.append(_cell(cleanup, variant, "cleanup", solution_id))
+                grade_id = ex.grade_id(nb, j) if role == "check" else solution_id
+                cells.append(_cell(nb.cells[j].source, variant, role, grade_id))
         i = ex.checks[-1] + 1
         if ex is found[-1]:
             break  # nothing after the last check is needed
@@ -138,8 +126,7 @@ def run_probe(path: Path) -> tuple[list[Outcome], dict[str, str]]:
 
     Returns the outcome of every check cell run, and the errors of solution cells run
     with their real solution (there must be none)."""
-    wrong = [a for a in WRONG_ANSWERS if Path(a.lab) == path]
-    nb = probe_notebook(path, wrong)
+    nb = probe_notebook(path)
     copy = ROOT / path.parent / f".probe-{path.name}"
     try:
         nbformat.write(nb, copy)
@@ -172,56 +159,10 @@ def test_checks_fail_without_the_fixes(path):
 
 
 @pytest.mark.parametrize("path", LABS, ids=[str(p) for p in LABS])
-def test_checks_fail_on_the_usual_wrong_answers_with_their_hint(path):
-    outcomes, _ = run_probe(path)
-    wrong = [a for a in WRONG_ANSWERS if Path(a.lab) == path]
-    problems = []
-    for answer in wrong:
-        runs = [o for o in outcomes if o.variant.startswith("wrong ") and o.grade_id == answer.check]
-        mine = [o for o in runs if o.solution == answer.solution]
-        k = [a for a in wrong if a.solution == answer.solution].index(answer)
-        got = [o for o in mine if o.variant == f"wrong {k}"]
-        assert len(got) == 1, f"{answer.check}: expected one run of wrong answer {k}, got {len(got)}"
-        error = got[0].error
-        if error is None:
-            problems.append(f"{answer.check} ({answer.why}): the check PASSES on this wrong answer")
-        elif answer.raw:  # documented: a raw error before any hint (the check could say more)
-            name, _, fragment = answer.raw.partition(": ")
-            if (error[0], fragment in error[1]) != (name, True):
-                problems.append(
-                    f"{answer.check} ({answer.why}): recorded as raising {answer.raw!r}, got {error[0]}: "
-                    f"{error[1][:200]}. If the check now names it, record the hint instead."
-                )
-        elif error[0] != "AssertionError":
-            problems.append(f"{answer.check} ({answer.why}): raised {error[0]} before any hint: {error[1][:200]}")
-        elif answer.hint not in error[1]:
-            problems.append(f"{answer.check} ({answer.why}): failed with another message: {error[1][:300]}")
-    assert not problems, f"{path}:\n" + "\n".join(problems)
-
-
-@pytest.mark.parametrize("path", LABS, ids=[str(p) for p in LABS])
 def test_checks_pass_on_the_solutions(path):
     outcomes, broken = run_probe(path)
     failing = [f"{o.grade_id}: {o.error}" for o in outcomes if o.variant == "solution" and o.error is not None]
     assert not failing and not broken, f"{path}: {failing} {broken}"
-
-
-def test_every_graded_exercise_has_a_recorded_wrong_answer():
-    for path in LABS:
-        nb = booktools.read(path)
-        for ex in exercises(nb):
-            solution_id = ex.grade_id(nb, ex.solution)
-            checks = {ex.grade_id(nb, j) for j in ex.checks}
-            answers = [a for a in WRONG_ANSWERS if Path(a.lab) == path and a.solution == solution_id]
-            assert [a for a in answers if not a.raw], (
-                f"{path}: exercise {solution_id!r} has no recorded wrong answer whose hint fires"
-            )
-            for a in answers:
-                assert a.check in checks, f"{path}: {a.check!r} is not a visible check of {solution_id!r}"
-                assert a.why.strip() and bool(a.hint.strip()) != bool(a.raw), f"{a.why}: a hint or a raw error"
-    known = {(str(p), booktools.nbgrader(c)["grade_id"]) for p in LABS for c in booktools.read(p).cells if booktools.is_solution(c)}
-    stale = [(a.lab, a.solution) for a in WRONG_ANSWERS if (a.lab, a.solution) not in known]
-    assert not stale, f"wrong answers for exercises that no longer exist: {stale}"
 
 
 def test_with_solution_replaces_the_region_only():
