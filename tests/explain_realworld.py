@@ -895,4 +895,47 @@ y = x + 1 # not in place
 RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."""),
     R("leaf_inplace", "https://iifx.dev/ja/articles/343562426",
       r"""RuntimeError: leaf variable has been moved into the graph interior"""),
+    # ---- export: torch.jit.trace / torch.jit.script / torch.export / ONNX Runtime
+    R("export_data_dependent", "https://github.com/apple/ml-stable-diffusion/issues/13",
+      r"""/Applications/ml-stable-diffusion-main/python_coreml_stable_diffusion/layer_norm.py:61: TracerWarning: Converting a tensor to a Python boolean might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!"""),
+    R("export_data_dependent", "https://github.com/facebookresearch/deit/issues/230",
+      r"""TracerWarning: Converting a tensor to a Python boolean might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!
+  assert condition, message"""),
+    R("export_data_dependent", "https://github.com/pytorch/pytorch/issues/157355",
+      r"""torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)). (Size-like symbols: none)"""),
+    R("export_data_dependent", "https://github.com/OHF-Voice/piper1-gpl/issues/148",
+      r"""  File "/usr/local/lib/python3.12/dist-packages/torch/fx/experimental/symbolic_shapes.py", line 7574, in _evaluate_expr
+    raise self._make_data_dependent_error(
+torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(1, u6) | Eq(96*u6, 0) (unhinted: Eq(1, u6) | Eq(96*u6, 0)).  (Size-like symbols: u6)"""),
+    R("export_data_dependent", "https://github.com/pytorch/pytorch/issues/147672",
+      r"""torch._dynamo.exc.UserError: Could not guard on data-dependent expression Eq(256*u0, 256) (unhinted: Eq(256*u0, 256))."""),
+    R("export_static_shape", "https://github.com/onnx/sklearn-onnx/issues/303",
+      r"""InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: float_input for the following indices
+ index: 0 Got: 38 Expected: 1
+ Please fix either the inputs or the model."""),
+    R("export_static_shape", "https://github.com/Jamiroquai88/VBDiarization/issues/21",
+      r"""onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: 0 for the following indices
+index: 2 Got: 56 Expected: 100"""),
+    R("script_global", "https://github.com/pytorch/pytorch/issues/124461",
+      r"""RuntimeError:
+python value of type 'int' cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local varible instead.:"""),
+    R("script_global", "https://github.com/pytorch/pytorch/issues/44013",
+      r"""RuntimeError: 
+python value of type 'float' cannot be used as a value:
+  File "<ipython-input-12-d314a89b06cb>", line 7
+@torch.jit.script
+def test(x):
+  x[x>0.5] = value 
+             ~~~~~ <--- HERE
+  return x"""),
+    R("script_global", "https://github.com/pytorch/pytorch/issues/41288",
+      r"""RuntimeError: python value of type 'str' cannot be used as a value:"""),
+    R("export_input_name", "https://github.com/RedHatQuickCourses/rhods-qc-apps/issues/28",
+      r"""  File "/home/akugel/anaconda3/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py", line 198, in _validate_input
+    raise ValueError(
+ValueError: Required inputs (['dense_3_input']) are missing from input feed (['dense_input'])."""),
+    R("export_input_name", "https://github.com/SihabSahariar/Yolov11-ONNX-Object-Detection/issues/2",
+      r"""ValueError: Required inputs (['images']) are missing from input feed (['data'])."""),
+    R("export_input_name", "https://github.com/microsoft/onnxruntime/issues/6389",
+      r"""onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Invalid Feed Input Name:token_type_ids"""),
 ]

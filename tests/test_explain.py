@@ -437,6 +437,10 @@ def test_variant_wordings(text, kind, word):
 
 def test_every_kind_is_covered_by_a_test():
     provoked_on_cpu = {p.values[1] if hasattr(p, "values") else p[1] for p in PROVOCATIONS}
+    # The Export chapter's kinds are provoked in test_explain_export.py.
+    from ice_lab.explain.catalogue import export
+
+    provoked_on_cpu |= {e.kind for e in export.ENTRIES}
     tested = provoked_on_cpu | {v[1] for v in VARIANTS} | {"device_side_assert"}
     assert tested == set(KINDS) - {"unknown"}
     # Only kernel failures on a GPU cannot be provoked here (their texts come from real logs).

@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import explain_realworld  # noqa: E402
 import test_explain  # noqa: E402
+import test_explain_export  # noqa: E402
 from booktools import toc_files  # noqa: E402
 
 
@@ -34,11 +35,13 @@ def _provoked() -> list[BaseException]:
         if any(m.name == "skipif" and m.args and m.args[0] for m in marks):
             continue
         errors.append(test_explain.provoke(fn))
+    errors += [test_explain_export.provoke(p[0]) for p in test_explain_export.PROVOCATIONS]
     return errors
 
 
 def _everything() -> list[object]:
     texts = [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in test_explain.VARIANTS]
+    texts += [v[0] for v in test_explain_export.VARIANTS]
     return texts + _provoked()
 
 
@@ -64,7 +67,8 @@ def test_shuffling_the_entries_changes_no_result(monkeypatch):
 
 
 def test_no_message_is_decided_by_a_tie_between_kinds():
-    for text in [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in test_explain.VARIANTS]:
+    variants = test_explain.VARIANTS + test_explain_export.VARIANTS
+    for text in [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in variants]:
         clues = engine.Clues(engine.clean(text))
         found = []
         for window in (engine.final_exception(clues.text), clues.text):
@@ -85,7 +89,7 @@ def test_entries_are_complete_and_named_once():
         assert entry.kind in KINDS and entry.kind != "unknown", entry.name
         assert entry.patterns and entry.causes and entry.fixes, entry.name
         assert entry.name.split(".")[0] in {"tensors", "autograd", "datasets", "training", "numerics",
-                                            "devices", "checkpoints"}, entry.name
+                                            "devices", "checkpoints", "export"}, entry.name
     assert set(KINDS) - {"unknown"} == {e.kind for e in CATALOGUE}
 
 

@@ -13,7 +13,8 @@ Taught in the ice_lab toolkit chapter (``book/toolkit.ipynb``).
 from __future__ import annotations
 
 from ..engine import Entry
-from . import autograd, checkpoints, datasets, devices, numerics, tensors, tensors_dtypes, training
+from . import (autograd, checkpoints, datasets, devices, export, numerics, tensors, tensors_dtypes,
+               training)
 
 __all__ = ["KINDS", "CATALOGUE"]
 
@@ -21,6 +22,8 @@ __all__ = ["KINDS", "CATALOGUE"]
 #: against; ``illegal_memory_access`` (a kernel touched memory it does not own: not a
 #: device-side assert) and ``dataloader_worker_crash`` (a worker killed or crashed outside
 #: Python: not a pickling error) have causes and fixes of their own.
+#: The last five before ``unknown`` are the Export chapter's (``catalogue/export.py`` says
+#: why each needs a kind of its own).
 KINDS = (
     "shape_mismatch",
     "conv_channels",
@@ -44,6 +47,11 @@ KINDS = (
     "nonfinite",
     "illegal_memory_access",
     "dataloader_worker_crash",
+    "export_data_dependent",
+    "export_static_shape",
+    "export_input_name",
+    "export_train_mode",
+    "script_global",
     "unknown",
 )
 
@@ -57,4 +65,5 @@ CATALOGUE: list[Entry] = [
     *numerics.ENTRIES,
     *devices.ENTRIES,
     *checkpoints.ENTRIES,
+    *export.ENTRIES,
 ]
