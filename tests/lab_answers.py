@@ -97,6 +97,10 @@ EXERCISES: list[Exercise] = [
           "Right shape, wrong errors", hides=True),
         W("detached", "return pred.detach().squeeze(1) - target",
           "The residual must stay in the graph", hides=True),
+        W("squeeze on the wrong axis", "return pred.squeeze(0) - target",
+          "the column is axis 1"),
+        W("the example's batch size hard-coded", "return pred.view(5) - target",
+          "do not hard-code the batch size"),
     )),
     Exercise(TENSORS, "per_step_layout", right=(
         R("permute(0, 2, 1)", "return x.permute(0, 2, 1).reshape(-1, x.shape[1])"),
@@ -117,6 +121,8 @@ EXERCISES: list[Exercise] = [
           "the columns are the C channels"),
         W("the example's C hard-coded", "return x.transpose(1, 2).reshape(-1, 3)",
           "the columns are the C channels"),
+        W("the example's sizes hard-coded in view", "return x.transpose(1, 2).reshape(10, 3)",
+          "Take the sizes from x"),
     )),
 ]
 
@@ -284,6 +290,9 @@ return padded, mask, torch.tensor(targets)
         W("a float mask", collate_answer(
             mask="(torch.arange(padded.shape[1])[None, :] < lengths[:, None]).float()"),
           "mask must be a bool tensor [batch, time]"),
+        W("the mask built along the wrong axis", collate_answer(
+            mask="torch.arange(padded.shape[0])[None, :] < lengths[:, None]"),
+          "mask must be a bool tensor [batch, time]"),
         W("the mask built from the data", collate_answer(mask="padded.ne(0).any(-1)"),
           "never from the data (padded != 0)", hides=True),
         W("an all-True mask", collate_answer(mask="torch.ones(padded.shape[:2], dtype=torch.bool)"),
@@ -387,6 +396,9 @@ EXERCISES += [
         W("labels indexed as columns for every row",
           "return (torch.logsumexp(logits, dim=1) - logits[:, labels]).mean()",
           "one label per row"),
+        W("logsumexp over the wrong axis",
+          f"return (torch.logsumexp(logits, dim=0)[labels] - logits{_GATHER}).mean()",
+          "the max and the sum go over the classes, dim=1"),
     )),
     Exercise(NAN, "msle_log1p", right=(
         R("log(1 + x)", "return ((torch.log(1 + pred) - torch.log(1 + target)) ** 2).mean()"),
@@ -559,6 +571,8 @@ return best"""), "Doubling alone only brackets the answer"),
           "Try each size under memory_limit(limit_mib) itself"),
         W("the OOM not caught", search(catch="ValueError"),
           "catch torch.OutOfMemoryError around each try"),
+        W("the answer for this limit hard-coded", "return 777",
+          "a number found once and hard-coded is not a search", hides=True),
     )),
     Exercise(OOM, "oom_eval", right=(
         R("torch.no_grad()", "with torch.no_grad():\n" + indent(_EVAL)),
@@ -759,6 +773,9 @@ EXERCISES += [
           "clear old gradients first"),
         W("a fixed 4", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / 4).backward()", "not by a fixed 4"),
+        W("off by one: divided by len - 1", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
+          "    (loss_fn(model(xb), yb) / (len(micro_batches) - 1)).backward()",
+          "divide each micro-batch loss by the number of micro-batches"),
         W("one backward() on the mean of all the losses",
           "model.zero_grad()\nlosses = [loss_fn(model(xb), yb) for xb, yb in micro_batches]\n"
           "torch.stack(losses).mean().backward()",
@@ -875,6 +892,9 @@ if labels.dtype.is_floating_point:
           "do not clamp or repair them", hides=True),
         W("labels shifted in place when they look 1-based",
           "if labels.max() == num_classes:\n    labels -= 1", "do not clamp or repair them", hides=True),
+        W("off by one: labels > num_classes refused, label 10 passes",
+          _VALID.format(body=_RANGE.replace(">= num_classes", "> num_classes")),
+          "not only > num_classes"),
         W("an assert instead of ValueError", "assert labels.max() < num_classes and labels.min() >= 0, "
           "'labels out of range'", "raise ValueError, not assert"),
         W("a printed warning", "if labels.max() >= num_classes or labels.min() < 0:\n"
