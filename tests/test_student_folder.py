@@ -76,3 +76,35 @@ def test_student_edition_keeps_everything_else():
     kept = [c for c in nb.cells if booktools.nbgrader(c) is None]
     assert [c for c in edition.cells if booktools.nbgrader(c) is None] == kept
     assert [c.id for c in edition.cells] == [c.id for c in nb.cells if not booktools.is_hidden_check(c)]
+
+
+@pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
+def test_lab_header_is_current_and_its_link_resolves(lab):
+    """The header under a lab's title (python tools/booktools.py sync-lab-headers): the
+    Colab button of its student edition, which must exist, and the lab's points."""
+    nb = booktools.read(lab)
+    headers = [c for c in nb.cells if c.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]]
+    if not headers:
+        pytest.skip(f"{lab} has no header yet: python tools/booktools.py sync-lab-headers")
+    assert len(headers) == 1
+    assert not booktools.sync_lab_header(nb, lab), f"{lab}: run python tools/booktools.py sync-lab-headers"
+    prefix = booktools.colab_url("x")[:-1]
+    links = [l for l in headers[0].source.split("(") if l.startswith(prefix)]
+    assert links, f"{lab}: the header has no Colab link"
+    for link in links:
+        target = ROOT / link.split(")")[0].removeprefix(prefix)
+        assert target.is_file(), f"{lab}: the Colab link points at {target}, which does not exist"
+    edition = student.student_edition(nb)
+    assert any(c.source == student.student_header(nb) for c in edition.cells)
+
+
+def test_lab_header_on_a_copy():
+    nb = booktools.read("labs/lab-nan.ipynb")
+    assert booktools.sync_lab_header(nb, "labs/lab-nan.ipynb")
+    header = next(c for c in nb.cells if c.metadata.get("ice_lab"))
+    target = header.source.split("(")[1].split(")")[0].removeprefix(booktools.colab_url("x")[:-1])
+    assert target == "student/lab-nan.ipynb" and (ROOT / target).is_file()
+    assert "10 points" in header.source
+    assert not booktools.sync_lab_header(nb, "labs/lab-nan.ipynb")
+    edition = student.student_edition(nb)
+    assert "Open the exercise in Colab" not in "".join(c.source for c in edition.cells)

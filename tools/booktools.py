@@ -303,6 +303,53 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return out
 
 
+# --------------------------------------------------------------------------- lab header
+#: Cell metadata marking the header cell `sync_lab_header` writes under a lab's title.
+LAB_HEADER = {"ice_lab": "lab-header"}
+
+
+def colab_url(path: Path | str) -> str:
+    """The Colab link of a notebook of this repository (from _config.yml's repository)."""
+    branch = book_config()["repository"].get("branch", "main")
+    repo = repository_url().removeprefix("https://github.com/")
+    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/{Path(path).as_posix()}"
+
+
+def lab_points(nb: nbformat.NotebookNode) -> tuple[float, float]:
+    """(points of the visible checks, points of the hidden checks)."""
+    visible = sum(nbgrader(c).get("points", 0) for c in nb.cells if is_check(c) and not is_hidden_check(c))
+    hidden = sum(nbgrader(c).get("points", 0) for c in nb.cells if is_hidden_check(c))
+    return visible, hidden
+
+
+def lab_header_source(nb: nbformat.NotebookNode, path: Path | str) -> str:
+    """The header of labs/<name>.ipynb: the Colab button of its student edition, its points."""
+    name = Path(path).name
+    visible, hidden = lab_points(nb)
+    hidden_text = f", {hidden:g} of them in hidden checks run at grading" if hidden else ""
+    return (
+        f"[Open the exercise in Colab]({colab_url(Path('student') / name)}) "
+        "(the student edition, without solutions; save it with File > Download to hand it in)\n\n"
+        f"**{count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
+        "This page is the full lab: each solution is folded under its exercise, for self-study."
+    )
+
+
+def sync_lab_header(nb: nbformat.NotebookNode, path: Path | str) -> bool:
+    """Insert or refresh the header cell right under the lab's title; True if it changed."""
+    source = lab_header_source(nb, path)
+    for cell in nb.cells:
+        if cell.metadata.get("ice_lab") == LAB_HEADER["ice_lab"]:
+            changed = cell.source != source
+            cell.source = source
+            return changed
+    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
+    cell = nbformat.v4.new_markdown_cell(source, metadata=dict(LAB_HEADER))
+    cell.id = "lab-header"
+    nb.cells.insert(title + 1, cell)
+    return True
+
+
 # --------------------------------------------------------------------------- execution
 EXECUTION_ENV = {
     # Progress bars are for people; executed outputs must not depend on timing.
@@ -351,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     p_new.add_argument("path")
     p_new.add_argument("title")
     sub.add_parser("sync-setup", help="rewrite the setup cell of every notebook from _config.yml")
+    sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button and points of every lab")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
     p_stu = sub.add_parser("student", help="write the student edition of a notebook")
@@ -365,6 +413,13 @@ def main(argv: list[str] | None = None) -> int:
             if sync_setup_cell(nb):
                 write(nb, p)
                 print(f"updated {p}")
+    elif args.cmd == "sync-lab-headers":
+        for p in notebooks():
+            if p.parts[0] == "labs":
+                nb = read(p)
+                if sync_lab_header(nb, p):
+                    write(nb, p)
+                    print(f"updated {p}")
     elif args.cmd == "execute":
         return _cmd_execute(args.paths)
     elif args.cmd == "student":

@@ -38,7 +38,7 @@ LABS_DIR = ROOT / "labs"
 
 def labs() -> list[Path]:
     """Every lab notebook, as a path relative to the repository root."""
-    return [p for p in booktools.notebooks() if p.parts[0] == "labs"]
+    return [p for p in booktools.notebooks() if p.parts[0] == "labs" and not p.name.startswith(".")]
 
 
 def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
@@ -89,6 +89,8 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         meta = booktools.nbgrader(cell)
         if meta is not None and meta.get("grade_id") in hidden:
             continue  # hidden tests: nbgrader empties the cell; the learner never sees it
+        if cell.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]:
+            cell.source = student_header(nb)
         if booktools.is_solution(cell):
             # hide-input hides the solution on the book's pages; here the stub is the exercise
             tags = [t for t in cell.metadata.get("tags", []) if t != "hide-input"]
@@ -99,6 +101,17 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cells.append(cell)
     out.cells = cells
     return out
+
+
+def student_header(nb: nbformat.NotebookNode) -> str:
+    """The student edition's version of the lab header (booktools.sync_lab_header)."""
+    visible, hidden = booktools.lab_points(nb)
+    hidden_text = f", {hidden:g} of them in hidden checks run at grading" if hidden else ""
+    return (
+        f"**{booktools.count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
+        "Write each fix where the exercise cell says `raise NotImplementedError`, run the check "
+        "under it, and hand in this notebook (File > Download > Download .ipynb)."
+    )
 
 
 def edition_text(lab: Path) -> str:
