@@ -11,8 +11,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import student  # noqa: E402
+import booktools
+
+import student
 
 LABS = student.labs()
 

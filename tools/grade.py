@@ -106,7 +106,7 @@ def sandbox_works() -> tuple[bool, str]:
         return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     with tempfile.TemporaryDirectory() as d:
         probe = bwrap_command(Path(d), Path(d)) + ["--chdir", "/tmp", sys.executable, "-c", "pass"]
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False)
     if done.returncode != 0:
         return False, f"bwrap cannot start a sandbox here: {done.stderr.strip()[:200]}"
     return True, ""
@@ -206,7 +206,7 @@ class Course:
     def nbgrader(self, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
         done = subprocess.run(
             [str(Path(sys.executable).parent / "nbgrader"), *args], cwd=self.root, env=self.env,
-            capture_output=True, text=True, timeout=timeout, start_new_session=True,
+            capture_output=True, text=True, timeout=timeout, start_new_session=True, check=False,
         )
         if args[0] == "generate_assignment" and done.returncode != 0:
             raise RuntimeError(f"nbgrader generate_assignment failed:\n{done.stderr[-3000:]}")
@@ -302,7 +302,7 @@ def check_submission(path: Path) -> str:
     try:
         nb = nbformat.reads(raw, as_version=4)
         nbformat.validate(nb)
-    except Exception as err:  # nbformat raises several kinds
+    except (nbformat.ValidationError, ValueError, KeyError, TypeError, AttributeError) as err:
         kind = "a JSON list" if isinstance(data, list) else "JSON"
         return f"{kind} but not a Jupyter notebook ({' '.join(str(err).split())[:120]})"
     return ""

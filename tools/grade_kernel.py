@@ -21,13 +21,12 @@ import copy
 import time
 from queue import Empty
 
-from nbclient.exceptions import DeadKernelError
 from jupyter_core.utils import ensure_async, run_sync
+from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
-from traitlets import Integer
-
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Integer
 
 KERNEL_DIED = "KernelDied"
 TIMEOUT = "CellTimeoutError"

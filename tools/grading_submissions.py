@@ -16,8 +16,9 @@ import nbformat
 
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
-import booktools  # noqa: E402
-import student  # noqa: E402
+import booktools
+
+import student
 
 SNOOP = '''\
 import builtins as _b
@@ -105,7 +106,7 @@ def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str
         return copy
 
     right = solution_body(solutions[first])
-    indent = lambda text: "\n".join("    " + l if l.strip() else "" for l in text.splitlines())  # noqa: E731
+    indent = lambda text: "\n".join("    " + l if l.strip() else "" for l in text.splitlines())
     kinds = {
         "correct": variant(None),
         "stub": edition,

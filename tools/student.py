@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import booktools  # noqa: E402
+import booktools
 
 ROOT = booktools.ROOT
 STUDENT_DIR = ROOT / "student"
