@@ -1,11 +1,5 @@
-"""Catalogue entries about checkpoints: loading a state_dict, and ``torch.load``'s
-``weights_only``.
-
-They belong to a Checkpoints chapter that is not in the book yet, so ``CHAPTER_STATE_DICT``
-and ``CHAPTER_UNPICKLING`` point to the pages that teach them today (the Devices chapter
-loads a DDP checkpoint into a plain model; the Environment chapter shows the
-``weights_only=True`` default of PyTorch 2.6). Point both to ``book/checkpoints`` when that
-chapter is in ``_toc.yml`` (a test checks every chapter named here is).
+"""Catalogue entries taught in the Checkpoints chapter (``book/checkpoints``): loading a
+state_dict, and ``torch.load``'s ``weights_only``.
 """
 
 from __future__ import annotations
@@ -15,8 +9,8 @@ import re
 from ..engine import Clues, Entry
 from ._clues import plain_size
 
-CHAPTER_STATE_DICT = "book/devices"
-CHAPTER_UNPICKLING = "book/environment"
+CHAPTER_STATE_DICT = "book/checkpoints"
+CHAPTER_UNPICKLING = "book/checkpoints"
 
 
 def _keys(block: str) -> list[str]:
