@@ -26,6 +26,8 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
+from ._text import first_line
+
 __all__ = ["ShapeRow", "ShapeTrace", "trace_shapes", "Finding", "PreflightReport", "preflight"]
 
 # Where each finding is taught: "page#heading-anchor", pages as named in _toc.yml.
@@ -51,9 +53,7 @@ _BATCHNORM = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    line = text[0].strip() if text else ""
-    return f"{type(error).__name__}: {line[:200]}"
+    return f"{type(error).__name__}: {first_line(error, limit=200)}"
 
 
 def _tensors(obj: Any) -> list[torch.Tensor]:
