@@ -24,7 +24,7 @@ from typing import Any, Union
 import torch
 
 from ._storage_tracker import _Tracker, _TrackingMode
-from ._text import format_bytes  # re-exported: ice_lab.memory.format_bytes
+from ._text import check_int, format_bytes  # format_bytes re-exported: ice_lab.memory.format_bytes
 from .gpu_memory import cap_gpu_memory, estimate_peak  # re-exported: the older import path
 
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "estimate_peak", "cap_gpu_memory", "parse_bytes", "format_bytes"]
@@ -207,8 +207,7 @@ class MemoryTrace:
         """Append the current allocated bytes (and reserved, on CUDA) for ``step``; returns them."""
         if step is None:
             step = self.steps[-1] + 1 if self.steps else 0
-        if isinstance(step, bool) or not isinstance(step, int):
-            raise TypeError(f"step must be an int (or omitted), got {type(step).__name__}.")
+        step = check_int("step", step, 0)  # or omitted: the next step
         if self.budget is not None:
             allocated = self.budget.live
         else:

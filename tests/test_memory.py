@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -258,8 +259,10 @@ def test_trace_arguments_and_plot():
     assert trace.growth_per_step() == pytest.approx(512.0)
     ax = trace.plot(title="leak")
     assert ax.get_title() == "leak" and len(ax.lines) == 1
-    with pytest.raises(TypeError, match="step must be an int"):
+    with pytest.raises(TypeError, match="step must be a whole number"):
         trace.record("3")
+    trace.record(np.int64(10))  # the one integer check: NumPy integers count
+    assert trace.steps[-1] == 10 and type(trace.steps[-1]) is int
 
 
 # -- estimate_peak -------------------------------------------------------------------------
