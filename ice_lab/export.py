@@ -51,8 +51,8 @@ class RunResult:
 
     label: str  #: which inputs: "example inputs", "batch of 3", "extra inputs 0"
     batch_size: int
-    max_abs: list[float] = field(default_factory=list)  #: per output: max |exported - original|
-    max_rel: list[float] = field(default_factory=list)  #: per output: max_abs / max |original|
+    max_abs: list[float] = field(default_factory=list)  #: per output: the largest ``abs(exported - original)``
+    max_rel: list[float] = field(default_factory=list)  #: per output: ``max_abs`` divided by the largest ``abs(original)``
     agree: list[bool] = field(default_factory=list)  #: per output: within the tolerance
     error: BaseException | None = None  #: what was raised, kept whole (never swallowed)
     failed_side: str = ""  #: "exported", "original" or "comparison" when error is set
