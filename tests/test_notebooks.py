@@ -20,6 +20,10 @@ NOTEBOOKS = booktools.notebooks()
 LABS = [p for p in NOTEBOOKS if p.parts[0] == "labs"]
 FORBIDDEN_TAGS = {"raises-exception", "nbval-raises-exception", "nbval-skip", "skip-execution"}
 IGNORE_REASON = re.compile(r"^# output varies: \S", re.IGNORECASE | re.MULTILINE)
+MAX_LINE = 88
+# Absolute paths of the machine that executed a notebook (its own checkout is checked too).
+MACHINE_PATH = re.compile(r"(/home/|/Users/|/root/|/tmp/ipykernel|site-packages/|/__w/)")
+MYST_ROLE = re.compile(r"\{(doc|ref|numref)\}`")
 
 
 def ids(paths):
@@ -54,7 +58,10 @@ class TestNotebook:
         assert first_code.metadata.get("tags") == booktools.SETUP_CELL_TAGS
 
     def test_kernel_is_python3(self, path):
-        assert booktools.read(path).metadata.get("kernelspec", {}).get("name") == "python3"
+        # JupyterLab writes this kernelspec; any other marks the notebook modified on open.
+        assert booktools.read(path).metadata.get("kernelspec") == booktools.KERNELSPEC, (
+            f"{path}: run `python tools/booktools.py sync-setup`"
+        )
 
     def test_committed_executed_top_to_bottom(self, path):
         counts = [c.execution_count for c in code_cells(booktools.read(path))]
@@ -89,6 +96,40 @@ class TestNotebook:
                 assert "application/vnd.jupyter.widget-view+json" not in data or not re.search(
                     r"\d+%\|", data.get("text/plain", "")
                 ), f"{path} cell {i}: a frozen progress bar; use `from ice_lab.progress import tqdm`"
+
+    def test_code_lines_fit_the_page(self, path):
+        # The book's text column holds 88 characters; a longer line scrolls sideways.
+        for i, cell in enumerate(code_cells(booktools.read(path))):
+            for line in cell.source.splitlines():
+                assert len(line) <= MAX_LINE, (
+                    f"{path} code cell {i}: a line of {len(line)} characters "
+                    f"(at most {MAX_LINE}): {line[:60]}..."
+                )
+
+    def test_no_machine_paths_in_outputs(self, path):
+        # Outputs are read by everyone; the machine that executed them is nobody's business.
+        for i, cell in enumerate(code_cells(booktools.read(path))):
+            for out in cell.get("outputs", []):
+                text = out.get("text", "") + "".join(
+                    v for k, v in out.get("data", {}).items() if k.startswith("text/")
+                    and isinstance(v, str)
+                )
+                found = MACHINE_PATH.search(text) or (str(ROOT) in text and str(ROOT))
+                assert not found, (
+                    f"{path} code cell {i}: an output shows a path of the machine that ran "
+                    f"it ({found.group(0) if hasattr(found, 'group') else found!r}); print "
+                    "a name relative to the repository, or show a warning as "
+                    "category and message"
+                )
+
+    def test_links_work_outside_the_book(self, path):
+        # Jupyter and Colab show MyST roles as raw text; plain Markdown links work there too.
+        for i, cell in enumerate(booktools.read(path).cells):
+            if cell.cell_type == "markdown":
+                assert not MYST_ROLE.search(cell.source), (
+                    f"{path} cell {i}: {MYST_ROLE.search(cell.source).group(0)} reads as raw "
+                    "text in Jupyter and Colab; write a Markdown link to the .ipynb instead"
+                )
 
     def test_code_parses(self, path):
         from IPython.core.inputtransformer2 import TransformerManager

@@ -212,11 +212,6 @@ def _seconds(cell: dict[str, Any]) -> float:
     return (end - start).total_seconds()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lab-training calls fit(..., progress=False) in every cell, so its 2-epoch "
-    "loop shows no bar; remove this marker once a long loop in the lab shows one",
-)
 def test_lab_shows_a_progress_bar(ran: dict[str, Any]) -> None:
     widget_bars = sum(
         1
@@ -231,12 +226,6 @@ def test_lab_shows_a_progress_bar(ran: dict[str, Any]) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the notebooks' kernelspec display_name is 'Python 3'; JupyterLab writes "
-    "'Python 3 (ipykernel)' (ipykernel's kernelspec) on open, so the notebook shows as "
-    "modified; remove this marker once the notebooks carry that name",
-)
 def test_lab_not_modified_on_open(ran: dict[str, Any]) -> None:
     assert not ran["modified_on_open"], (
         f"{LAB} shows as modified right after opening; JupyterLab saved "

@@ -50,11 +50,13 @@ def setup_cell_source() -> str:
     """The first cell of every notebook. Derived from the repository URL in _config.yml."""
     branch = book_config()["repository"].get("branch", "main")
     return (
-        "# Setup: on Colab, install this book's helper package, ice_lab. Elsewhere this cell does nothing.\n"
+        "# Setup: on Colab, install this book's helper package, ice_lab.\n"
+        "# Elsewhere this cell does nothing.\n"
         "import sys\n"
         "\n"
+        f'ICE_LAB = "git+{repository_url()}@{branch}"\n'
         'if "google.colab" in sys.modules:\n'
-        f'    %pip install --quiet "ice_lab @ git+{repository_url()}@{branch}"'
+        '    %pip install --quiet "ice_lab @ {ICE_LAB}"'
     )
 
 
@@ -110,6 +112,18 @@ def make_setup_cell() -> nbformat.NotebookNode:
     return cell
 
 
+# What JupyterLab writes for the venv's kernel: a notebook that says the same is not marked
+# modified the moment it opens.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def sync_kernelspec(nb: nbformat.NotebookNode) -> bool:
+    """Give the notebook the canonical kernelspec; return True if anything changed."""
+    changed = dict(nb.metadata.get("kernelspec", {})) != KERNELSPEC
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    return changed
+
+
 def sync_setup_cell(nb: nbformat.NotebookNode) -> bool:
     """Make the first cell the canonical setup cell; return True if anything changed."""
     first = nb.cells[0] if nb.cells else None
@@ -124,7 +138,7 @@ def sync_setup_cell(nb: nbformat.NotebookNode) -> bool:
 
 def new_notebook(path: Path | str, title: str) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
     nb.cells = [make_setup_cell(), nbformat.v4.new_markdown_cell(f"# {title}")]
     write(nb, path)
@@ -382,7 +396,7 @@ def _cmd_execute(paths: list[str]) -> int:
     targets = [Path(p) for p in paths] or notebooks()
     for p in targets:
         nb = read(p)
-        if sync_setup_cell(nb):
+        if sync_setup_cell(nb) | sync_kernelspec(nb):
             write(nb, p)
         start = time.perf_counter()
         nb = execute(p)
@@ -397,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     p_new = sub.add_parser("new", help="create a notebook that starts with the setup cell")
     p_new.add_argument("path")
     p_new.add_argument("title")
-    sub.add_parser("sync-setup", help="rewrite the setup cell of every notebook from _config.yml")
+    sub.add_parser("sync-setup", help="rewrite the setup cell (from _config.yml) and the "
+                   "kernelspec of every notebook")
     sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button and points of every lab")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
@@ -410,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "sync-setup":
         for p in notebooks():
             nb = read(p)
-            if sync_setup_cell(nb):
+            if sync_setup_cell(nb) | sync_kernelspec(nb):
                 write(nb, p)
                 print(f"updated {p}")
     elif args.cmd == "sync-lab-headers":
