@@ -25,6 +25,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._text import check_int
+
 __all__ = ["TorchrunResult", "torchrun"]
 
 _MARK = "ICE_LAB_TORCHRUN_JOB"  # every process of a job inherits it: how leftovers are found
@@ -111,9 +113,9 @@ def torchrun(
             f"torchrun: no script {str(script)!r} here ({os.getcwd()}); pass the path of "
             "a .py file relative to the notebook's folder, e.g. 'scripts/ddp_train.py'."
         )
-    n = nproc_per_node
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8:
-        raise ValueError(f"nproc_per_node must be a whole number from 1 to 8, got {n!r}.")
+    n = check_int("nproc_per_node", nproc_per_node, minimum=1)
+    if n > 8:
+        raise ValueError(f"nproc_per_node must be at most 8 on one machine, got {n}.")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
     flags = ["--standalone", f"--nproc_per_node={n}", str(script), *map(str, args)]

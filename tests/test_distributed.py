@@ -147,8 +147,9 @@ def test_root_cause_is_the_block_after_its_heading():
     [
         ({"script": "no_such_script.py"}, FileNotFoundError, "no script 'no_such_script.py'"),
         ({"nproc_per_node": 0}, ValueError, "nproc_per_node must be"),
-        ({"nproc_per_node": 2.0}, ValueError, "nproc_per_node must be"),
-        ({"nproc_per_node": True}, ValueError, "nproc_per_node must be"),
+        ({"nproc_per_node": 2.0}, TypeError, "nproc_per_node must be a whole number"),
+        ({"nproc_per_node": True}, TypeError, "nproc_per_node must be a whole number"),
+        ({"nproc_per_node": 9}, ValueError, "at most 8"),
         ({"timeout": 0}, ValueError, "timeout must be a positive"),
         ({"timeout": -1.0}, ValueError, "timeout must be a positive"),
     ],
