@@ -68,8 +68,10 @@ def unit_tests(python: Path) -> str:
     print(out.stdout[-3000:])
     last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "no output"
     passed = re.search(r"(\d+) passed", last)
-    failed = re.search(r"(\d+) failed", last)
-    return f"{passed.group(1) if passed else 0} passed, {failed.group(1) if failed else 0} failed"
+    failed = re.search(r"(\d+) (failed|errors?)\b", last)
+    if not passed:  # collection stopped, or nothing ran: say what pytest said
+        return f"did not run: {last.strip('= ')}"
+    return f"{passed.group(1)} passed, {failed.group(1) if failed else 0} failed"
 
 
 EXECUTE = """
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  torch {actual:<14} unit tests: {tests:<22} {ran}")
         for line in failed:
             print("      ", line)
-    return 0 if all(not f and " 0 failed" in t for _, t, _, f in rows) else 1
+    return 0 if all(not f and t.endswith(" 0 failed") for _, t, _, f in rows) else 1
 
 
 if __name__ == "__main__":
