@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Helpers for the Tensor of Ice book.",
         epilog="Run 'ice-lab COMMAND --help' for a command's options.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True)
     for name, text in COMMANDS.items():
         sub.add_parser(name, help=text, add_help=False)
     if not argv or argv[0] not in COMMANDS:
