@@ -1,0 +1,33 @@
+"""ice_lab.lint: what in this script will freeze? Read before it runs.
+
+``ice-lab lint PATH...`` (or :func:`lint_paths`) reads training scripts, folders and
+notebooks' code cells with Python's ``ast``, and prints flake8-style lines,
+``path:line:col: ICE1xx message``, each naming what goes wrong and the chapter that
+shows it. It imports no torch: nothing runs. The same rules run inside flake8
+(``flake8 --select ICE``), beside other plugins. The Debugging chapter lints the
+capstone's script with it; the toolkit page shows it at work.
+
+==========  ===========================================================================
+``ICE101``  a loss accumulated across iterations without ``.item()``/``.detach()``
+``ICE102``  softmax or log_softmax output passed to ``cross_entropy``
+``ICE103``  ``backward()``/``step()`` in a loop with no ``zero_grad()``, or one between
+``ICE104``  an evaluation loop without ``eval()`` or without ``no_grad()``
+``ICE105``  CUDA hard-coded with no availability check; a tensor made in ``forward``
+            without ``device=``
+``ICE106``  ``torch.load`` without ``weights_only``; ``torch.save`` of a whole module
+``ICE107``  an epoch scheduler stepped per batch; ``ReduceLROnPlateau.step()`` with no
+            metric
+``ICE108``  ``log(softmax(x))``; division by a norm, a standard deviation or a count
+``ICE109``  an in-place change to an output autograd saved (after relu, sigmoid, ...)
+``ICE110``  a validation or test ``DataLoader`` with ``shuffle=True``
+``ICE111``  a Dataset's own generator copied into workers without ``worker_init_fn``
+==========  ===========================================================================
+"""
+
+from __future__ import annotations
+
+from .engine import (RULES, Finding, LintReport, check_tree, lint_file, lint_paths,
+                     lint_source, notebook_cells)
+
+__all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
+           "lint_source", "notebook_cells"]

@@ -1,0 +1,28 @@
+"""The flake8 plugin: ``flake8 --select ICE`` runs ice_lab's lint rules (Debugging chapter).
+
+Registered as the ``ICE`` entry point of ``flake8.extension``; flake8 hands it the
+parsed tree and does ``--select``, ``--ignore`` and ``# noqa`` itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from .. import __version__
+from .engine import check_tree
+
+
+class Plugin:
+    """flake8's view of ``ice_lab.lint``: one tree in, ``(line, col, text, type)`` out."""
+
+    name = "ice-lab-lint"
+    version = __version__
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        for line, col, code, message in check_tree(self.tree):
+            if code != "ICE100":
+                yield line, col, f"{code} {message}", type(self)

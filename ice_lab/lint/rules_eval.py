@@ -1,0 +1,116 @@
+"""Rules about evaluation: ICE104, a validation or test loop in training mode or with
+autograd on.
+
+The question it answers: is this score the model's, or the score of a model still
+dropping units and recording a graph? Taught in the Training chapter ('train() and
+eval()') and the Devices chapter ('Evaluation without autograd').
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Source, dotted,
+                   grad_off_call, is_const, line_order, tail, walk)
+from .rules_loop import is_backward, is_optimizer_step
+
+Found = Iterator[tuple[ast.AST, str, str]]
+MODEL_CALL = re.compile(r"(?i)^(model|net|network|cnn|mlp|classifier|\w*model|\w*net)$")
+
+
+# --------------------------------------------------------------------------- ICE104
+
+
+def _model_calls(node: ast.AST) -> list[ast.Call]:
+    found = []
+    for n in walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
+            name = tail(n)
+            if name == "forward" and isinstance(n.func, ast.Attribute):
+                name = tail(n.func.value) if isinstance(n.func.value, ast.Attribute) else \
+                    dotted(n.func.value)
+            if MODEL_CALL.match(name):
+                found.append(n)
+    return found
+
+
+def _trains(node: ast.AST) -> bool:
+    return any(is_backward(n) or is_optimizer_step(n) for n in walk(node))
+
+
+def _sets_eval(node: ast.AST) -> bool:
+    for n in walk(node):
+        if isinstance(n, ast.Call) and tail(n) == "eval" and isinstance(n.func,
+                                                                       ast.Attribute):
+            return True
+        if isinstance(n, ast.Call) and tail(n) == "train" and n.args and is_const(
+                n.args[0], False):
+            return True
+    return False
+
+
+def _turns_grad_off(node: ast.AST) -> bool:
+    for n in walk(node):
+        if isinstance(n, (ast.With, ast.AsyncWith)) and any(
+                grad_off_call(i.context_expr) for i in n.items):
+            return True
+        if isinstance(n, ast.Call) and tail(n) == "set_grad_enabled" and n.args:
+            return is_const(n.args[0], False)
+    return any(grad_off_call(d) for d in getattr(node, "decorator_list", []))
+
+
+def ice104(src: Source) -> Found:
+    tests = {"pytest", "unittest"} & src.imports
+    for func in ast.walk(src.tree):
+        if not isinstance(func, FUNCTIONS) or not EVAL_FUNCTION.match(func.name):
+            continue
+        if tests and func.name.startswith("test"):
+            continue
+        loops = [n for n in walk(func) if isinstance(n, LOOPS) and _model_calls(n)]
+        if not loops or _trains(func):
+            continue
+        sites = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call) and
+                 tail(n) == func.name and n is not func]
+        scopes = [src.scope(s) for s in sites]
+        if not _sets_eval(func):
+            covered = any(_sets_eval(s) for s in scopes) if sites else _sets_eval(src.tree)
+            if not covered:
+                yield func, "ICE104", (f"{func.name}() runs the model without "
+                                       "model.eval(): dropout and BatchNorm stay in "
+                                       "training mode")
+        if not _turns_grad_off(func) and not src.grad_off(func):
+            if not any(src.grad_off(s) or _turns_grad_off(sc) and not _trains(sc)
+                       for s, sc in zip(sites, scopes)):
+                yield loops[0], "ICE104", (
+                    f"{func.name}() runs the model with autograd on: wrap it in "
+                    "torch.no_grad() (or inference_mode())")
+    yield from _eval_blocks(src)
+
+
+def _eval_blocks(src: Source) -> Found:
+    for loop in ast.walk(src.tree):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        if not EVAL_WORDS.search(ast.unparse(loop.iter)):
+            continue
+        scope = src.scope(loop)
+        if isinstance(scope, FUNCTIONS) and EVAL_FUNCTION.match(scope.name):
+            continue
+        models = _model_calls(loop)
+        if not models or _trains(loop):
+            continue
+        before = [n for n in walk(scope) if isinstance(n, ast.Call) and n.lineno <=
+                  loop.end_lineno and tail(n) in {"eval", "train"}]
+        last = line_order(before)[-1] if before else None
+        if last is None or tail(last) == "train" and not (last.args and is_const(
+                last.args[0], False)):
+            yield loop, "ICE104", ("a validation loop without model.eval(): dropout and "
+                                   "BatchNorm stay in training mode")
+        if not all(src.grad_off(m) for m in models):
+            yield loop.body[0], "ICE104", ("a validation loop with autograd on: wrap it in "
+                                           "torch.no_grad() (or inference_mode())")
+
+
+RULES = [ice104]

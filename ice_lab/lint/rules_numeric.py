@@ -1,0 +1,241 @@
+"""Rules about values that stop being useful numbers: ICE102, ICE108, ICE109.
+
+The question each answers: what will this expression compute, or break, once it runs
+(a squashed loss, ``log(0)``, ``x / 0``, a tensor backward needs that was overwritten)?
+Taught in the Numerics and Autograd chapters.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail, walk
+
+Found = Iterator[tuple[ast.AST, str, str]]
+
+SOFTMAX = {"softmax": "softmax", "log_softmax": "log_softmax", "Softmax": "softmax",
+           "LogSoftmax": "log_softmax"}
+SAVES_OUTPUT = {"relu", "sigmoid", "tanh", "exp", "softmax", "log_softmax", "ReLU",
+                "Sigmoid", "Tanh", "Softmax", "LogSoftmax"}
+IN_PLACE = {"add_", "sub_", "mul_", "div_", "relu_", "sigmoid_", "tanh_", "exp_", "clamp_",
+            "clamp_min_", "clamp_max_", "masked_fill_", "pow_", "neg_", "abs_", "sqrt_",
+            "fill_", "zero_", "copy_", "addcmul_", "addcdiv_", "sqrt_", "log_", "mul",
+            "index_fill_", "scatter_", "index_add_", "masked_scatter_"} - {"mul"}
+TENSOR_ROOTS = {"torch", "F", "th", "functional", "nn"}
+
+
+def _last_binding(src: Source, name: str, scope: ast.AST, before: int) -> ast.expr | None:
+    values = [v for v in src.values_of(name, scope) if v.lineno <= before]
+    return max(values, key=lambda v: (v.lineno, v.col_offset)) if values else None
+
+
+def _module_kind(src: Source, name: str, kinds: dict[str, set[str]]) -> str:
+    """What a called attribute or name is bound to: ``nn.Softmax()``, a class, ..."""
+    found = set()
+    for v in src.bindings.get(name, []):
+        if not isinstance(v, ast.Call):
+            return ""
+        t = tail(v)
+        if t in SOFTMAX:
+            found.add(SOFTMAX[t])
+        elif t == "Sequential" and v.args and isinstance(v.args[-1], ast.Call) and tail(
+                v.args[-1]) in SOFTMAX:
+            found.add(SOFTMAX[tail(v.args[-1])])
+        elif t in kinds:
+            found |= kinds[t]
+        else:
+            return ""
+    return found.pop() if len(found) == 1 else ""
+
+
+def softmaxed(src: Source, expr: ast.AST, scope: ast.AST, kinds: dict[str, set[str]],
+              depth: int = 0) -> str:
+    """'softmax' or 'log_softmax' when ``expr`` is surely such an output, else ''."""
+    if depth > 3:
+        return ""
+    if isinstance(expr, ast.Call):
+        t = tail(expr)
+        func = expr.func
+        if t in {"softmax", "log_softmax"}:
+            if isinstance(func, ast.Attribute) and dotted(func.value).split(".")[0] not in \
+                    TENSOR_ROOTS and not expr.args and not expr.keywords:
+                return ""
+            return t
+        if isinstance(func, ast.Call) and tail(func) in SOFTMAX:
+            return SOFTMAX[tail(func)]
+        if isinstance(func, (ast.Name, ast.Attribute)) and dotted(func) in src.bindings:
+            return _module_kind(src, dotted(func), kinds)
+        return ""
+    if isinstance(expr, ast.Name):
+        value = _last_binding(src, expr.id, scope, expr.lineno)
+        if value is not None and value.lineno < expr.lineno:
+            return softmaxed(src, value, scope, kinds, depth + 1)
+    return ""
+
+
+def softmax_classes(src: Source) -> dict[str, set[str]]:
+    """Module classes of this file whose ``forward`` returns softmax or log_softmax."""
+    kinds: dict[str, set[str]] = {}
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if isinstance(item, FUNCTIONS) and item.name == "forward":
+                rets = [n.value for n in walk(item) if isinstance(n, ast.Return)]
+                found = {softmaxed(src, r, item, kinds) if r is not None else "" for r in rets}
+                if found and "" not in found and len(found) == 1:
+                    kinds[node.name] = found
+    return kinds
+
+
+def _cross_entropy_names(src: Source) -> set[str]:
+    names = set()
+    for name, values in src.bindings.items():
+        if values and all(isinstance(v, ast.Call) and tail(v) == "CrossEntropyLoss"
+                          for v in values):
+            names.add(name)
+    return names
+
+
+def ice102(src: Source) -> Found:
+    kinds = softmax_classes(src)
+    ce_names = _cross_entropy_names(src)
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        is_ce = tail(node) == "cross_entropy" or dotted(func) in ce_names or (
+            isinstance(func, ast.Call) and tail(func) == "CrossEntropyLoss")
+        if not is_ce:
+            continue
+        first = node.args[0] if node.args else keyword(node, "input")
+        if first is None:
+            continue
+        kind = softmaxed(src, first, src.scope(node), kinds)
+        if kind == "softmax":
+            yield node, "ICE102", ("cross_entropy receives softmax probabilities and applies "
+                                   "log_softmax again: the loss is squashed and learning "
+                                   "stalls; pass the logits")
+        elif kind == "log_softmax":
+            yield node, "ICE102", ("cross_entropy receives log_softmax output and applies "
+                                   "it again: pass the logits, or use nll_loss")
+
+
+# --------------------------------------------------------------------------- ICE108
+
+
+def _is_log(node: ast.Call) -> ast.AST | None:
+    """The argument of ``torch.log(x)`` or ``x.log()``."""
+    if tail(node) != "log" or not isinstance(node.func, ast.Attribute):
+        return None
+    root = dotted(node.func.value).split(".")[0]
+    if root in {"torch", "th"}:
+        return node.args[0] if node.args else None
+    if root in {"np", "numpy", "math"} or node.args:
+        return None
+    return node.func.value
+
+
+def _can_be_zero(src: Source, expr: ast.AST, scope: ast.AST) -> str:
+    if isinstance(expr, ast.Call):
+        t = tail(expr)
+        if t in {"norm", "std", "var"}:
+            return f"a {'standard deviation' if t != 'norm' else 'norm'}"
+        if t == "sum" and isinstance(expr.func, ast.Attribute) and "mask" in dotted(
+                expr.func.value).lower():
+            return "a count of a mask"
+        if t in {"bincount", "count_nonzero"}:
+            return "a count"
+        return ""
+    if isinstance(expr, ast.Name):
+        values = src.values_of(expr.id, scope)
+        changed = any(isinstance(n, (ast.AugAssign, ast.Assign)) and any(
+            isinstance(t, ast.Subscript) and dotted(t.value) == expr.id
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+            for n in walk(scope))
+        if len(values) == 1 and not changed and values[0].lineno < expr.lineno:
+            return _can_be_zero(src, values[0], scope)
+    return ""
+
+
+def ice108(src: Source) -> Found:
+    kinds = softmax_classes(src)
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call):
+            arg = _is_log(node)
+            if arg is None:
+                continue
+            scope = src.scope(node)
+            kind = softmaxed(src, arg, scope, kinds)
+            if kind == "softmax":
+                yield node, "ICE108", ("log(softmax(x)) turns a probability that underflows "
+                                       "to 0 into -inf: use log_softmax")
+            elif isinstance(arg, ast.Call) and tail(arg) == "sigmoid":
+                yield node, "ICE108", ("log(sigmoid(x)) is -inf once sigmoid underflows: "
+                                       "use F.logsigmoid")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            what = _can_be_zero(src, node.right, src.scope(node))
+            if what:
+                yield node, "ICE108", (f"division by {what}, which is 0 for a constant (or "
+                                       "empty) input: clamp it or add an eps")
+
+
+# --------------------------------------------------------------------------- ICE109
+
+
+def _saves_output(src: Source, value: ast.AST) -> str:
+    if not isinstance(value, ast.Call):
+        return ""
+    t = tail(value)
+    if t in SAVES_OUTPUT and t[0].islower():
+        return t
+    name = dotted(value.func)
+    if name.startswith("self.") and name in src.bindings:
+        bound = src.bindings[name]
+        if bound and all(isinstance(b, ast.Call) and tail(b) in SAVES_OUTPUT for b in bound):
+            return tail(bound[0]).lower()
+    return ""
+
+
+def ice109(src: Source) -> Found:
+    for func in ast.walk(src.tree):
+        if isinstance(func, FUNCTIONS) and func.name == "forward":
+            yield from _forward_in_place(src, func)
+        if isinstance(func, ast.Call) and tail(func) in {"Sequential", "ModuleList"}:
+            yield from _sequential(func)
+
+
+def _forward_in_place(src: Source, func: ast.AST) -> Found:
+    for node in walk(func):
+        name = ""
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id
+        elif isinstance(node, ast.Call) and tail(node) in IN_PLACE and isinstance(
+                node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            name = node.func.value.id
+        elif isinstance(node, ast.Call) and is_const(keyword(node, "inplace"), True) and \
+                node.args and isinstance(node.args[0], ast.Name):
+            name = node.args[0].id
+        if not name or src.grad_off(node):
+            continue
+        value = _last_binding(src, name, func, node.lineno - 1)
+        op = _saves_output(src, value) if value is not None else ""
+        if op:
+            yield node, "ICE109", (f"in-place change to {name}, the output of {op}, which "
+                                   "backward needs: write name = name + ... instead")
+
+
+def _sequential(call: ast.Call) -> Found:
+    layers = call.args[0].elts if len(call.args) == 1 and isinstance(
+        call.args[0], (ast.List, ast.Tuple)) else call.args
+    for before, layer in zip(layers, layers[1:]):
+        if not (isinstance(before, ast.Call) and isinstance(layer, ast.Call)):
+            continue
+        if tail(before) in SAVES_OUTPUT and is_const(keyword(layer, "inplace"), True):
+            yield layer, "ICE109", (f"{tail(layer)}(inplace=True) right after "
+                                    f"{tail(before)}, whose output backward needs: drop "
+                                    "inplace=True")
+
+
+RULES = [ice102, ice108, ice109]

@@ -1,0 +1,184 @@
+"""Rules about where a script runs, what it saves and loads, what order its data comes in:
+ICE105, ICE106, ICE110, ICE111.
+
+The question each answers: will this script still work on another machine, on a
+checkpoint from elsewhere, with workers? Taught in the Devices, Checkpoints and Datasets
+chapters.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from ._ast import (EVAL_WORDS, FUNCTIONS, Source, dotted, has_kwargs, is_const, keyword,
+                   tail, walk)
+
+Found = Iterator[tuple[ast.AST, str, str]]
+
+CUDA_TEXT = re.compile(r"^cuda(:\d+)?$")
+CREATORS = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye", "linspace",
+            "randint", "randperm", "tensor", "normal"}
+MOVED = {"to", "cuda", "type_as", "to_device"}
+GENERATORS = {"random.Random", "torch.Generator", "np.random.Generator"}
+MODULE_NAME = re.compile(r"(?i)^(model|net|network|module|\w*model|\w*net)$")
+
+
+def _guarded(src: Source) -> bool:
+    """An availability check, a --cuda flag, or a script that needs CUDA on purpose."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and tail(node) in {
+                "is_available", "device_count", "set_device", "init_process_group"}:
+            return True
+        if isinstance(node, (ast.If, ast.IfExp, ast.BoolOp)):
+            test = node.test if not isinstance(node, ast.BoolOp) else node
+            if re.search(r"(?i)cuda|gpu|device", ast.unparse(test)):
+                return True
+    return False
+
+
+def _hard_coded(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        if tail(node) == "cuda" and isinstance(node.func, ast.Attribute) and dotted(
+                node.func.value) not in {"torch", "th"}:
+            return True
+        args = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "device"]
+        if tail(node) in {"device", "to"} or keyword(node, "device") is not None:
+            return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and
+                       CUDA_TEXT.match(a.value) for a in args)
+    return False
+
+
+def ice105(src: Source) -> Found:
+    if not _guarded(src):
+        for node in ast.walk(src.tree):
+            if _hard_coded(node):
+                yield node, "ICE105", ("CUDA hard-coded with no torch.cuda.is_available() "
+                                       "check: the script fails on a machine without a GPU")
+    for func in ast.walk(src.tree):
+        if isinstance(func, FUNCTIONS) and func.name == "forward":
+            yield from _created_in_forward(src, func)
+
+
+def _created_in_forward(src: Source, func: ast.AST) -> Found:
+    moved_names = {dotted(n.func.value) for n in walk(func) if isinstance(n, ast.Call) and
+                   tail(n) in MOVED and isinstance(n.func, ast.Attribute)}
+    for node in walk(func):
+        if not (isinstance(node, ast.Call) and tail(node) in CREATORS and isinstance(
+                node.func, ast.Attribute) and dotted(node.func.value) in {"torch", "th"}):
+            continue
+        if keyword(node, "device") is not None or has_kwargs(node):
+            continue
+        if tail(node) == "tensor" and node.args and not isinstance(node.args[0], (
+                ast.List, ast.Tuple, ast.ListComp)):
+            continue  # a 0-dim tensor mixes with any device
+        up = src.parents.get(node)
+        if isinstance(up, ast.Attribute) and up.attr in MOVED | {"new", "expand_as"}:
+            continue
+        if isinstance(up, ast.Assign) and any(dotted(t) in moved_names for t in up.targets):
+            continue
+        yield node, "ICE105", (f"torch.{tail(node)}() in forward without device=: it is "
+                               "made on the CPU even when the model runs on a GPU; pass "
+                               "device=x.device or use *_like(x)")
+
+
+def ice106(src: Source) -> Found:
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = dotted(node.func)
+        if name in {"torch.load", "th.load"} and keyword(node, "weights_only") is None:
+            if not has_kwargs(node):
+                yield node, "ICE106", ("torch.load without weights_only=: before torch 2.6 "
+                                       "it unpickles (runs) anything in the file; say "
+                                       "weights_only=True")
+        elif name in {"torch.save", "th.save"} and node.args:
+            first = node.args[0]
+            if isinstance(first, (ast.Name, ast.Attribute)) and _is_module(src, first):
+                yield node, "ICE106", (f"torch.save({dotted(first)}) pickles the whole "
+                                       "module, tied to this code's classes: save "
+                                       "its state_dict()")
+
+
+def _is_module(src: Source, expr: ast.AST) -> bool:
+    text = dotted(expr)
+    last = text.rsplit(".", 1)[-1]
+    if not MODULE_NAME.match(last) or re.search(r"(?i)state|dict|ckpt|checkpoint", text):
+        return False
+    for value in src.bindings.get(text, []):
+        if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and tail(value) in {
+                "state_dict", "dict", "OrderedDict"}):
+            return False
+    return True
+
+
+def ice110(src: Source) -> Found:
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
+            continue
+        if not is_const(keyword(node, "shuffle"), True):
+            continue
+        data = node.args[0] if node.args else keyword(node, "dataset")
+        texts = [ast.unparse(data)] if data is not None else []
+        up = src.parents.get(node)
+        if isinstance(up, ast.Assign):
+            texts += [ast.unparse(t) for t in up.targets]
+        elif isinstance(up, ast.Dict):
+            texts += [ast.unparse(k) for k, v in zip(up.keys, up.values) if v is node and k]
+        text = " ".join(texts)
+        if EVAL_WORDS.search(text) and "train" not in text.lower():
+            yield node, "ICE110", ("a validation/test DataLoader with shuffle=True: the "
+                                   "batches change every pass and predictions no longer "
+                                   "line up with the samples")
+
+
+def ice111(src: Source) -> Found:
+    holders = _generator_holders(src)
+    if not holders:
+        return
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
+            continue
+        workers = keyword(node, "num_workers")
+        if workers is None or is_const(workers, 0) or has_kwargs(node):
+            continue
+        if keyword(node, "worker_init_fn") is not None:
+            continue
+        names = ", ".join(sorted(holders))
+        yield node, "ICE111", (f"{names} draws augmentations from its own generator, "
+                               "copied into every worker: the workers repeat each other; "
+                               "reseed it in a worker_init_fn")
+
+
+def _is_generator(value: ast.AST) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    return tail(value) in {"default_rng", "RandomState"} or dotted(value.func) in GENERATORS
+
+
+def _generator_holders(src: Source) -> set[str]:
+    """Dataset classes that make a generator in ``__init__`` and draw from it later."""
+    found = set()
+    for cls in ast.walk(src.tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        methods = {m.name: m for m in cls.body if isinstance(m, FUNCTIONS)}
+        if "__getitem__" not in methods or "__init__" not in methods:
+            continue
+        stored = set()
+        for node in walk(methods["__init__"]):
+            if isinstance(node, ast.Assign) and _is_generator(node.value):
+                stored |= {dotted(t) for t in node.targets if dotted(t).startswith("self.")}
+        others = [m for name, m in methods.items() if name != "__init__"]
+        for name in stored:
+            reset = any(isinstance(n, ast.Assign) and name in {dotted(t) for t in n.targets}
+                        for m in others for n in walk(m))
+            used = any(isinstance(n, ast.Attribute) and dotted(n) == name
+                       for m in others for n in walk(m))
+            if used and not reset:
+                found.add(cls.name)
+    return found
+
+
+RULES = [ice105, ice106, ice110, ice111]
