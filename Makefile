@@ -8,7 +8,8 @@ export TQDM_DISABLE := 1
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 600
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanitize.cfg \
+	--nbval-cell-timeout 600
 JB_STRICT := -W --keep-going
 # The portability pass runs two notebooks at a time (one thread each, so two cores are not
 # oversubscribed), each whole notebook in one worker (nbval's cells share a kernel).
@@ -17,6 +18,14 @@ XDIST := -n 2 --dist loadfile
 # code path. Other CPUs round differently; committed outputs must hold under both settings.
 # Why these three: CONTRIBUTING.md, "Outputs that hold on any CPU".
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 MKL_CBWR=COMPATIBLE
+# The portability pass also runs on bare copies: each notebook alone in a folder of its own
+# under a fresh temporary folder (tests/bare_folders.py), as on Colab, so a notebook that
+# reads a file of the repository fails. $(1): notebooks or folders (default: book and labs).
+define BARE_PASS
+bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) tests/bare_folders.py $$bare $(1) >/dev/null \
+	&& cd $$bare && env $(PORTABLE_ENV) $(CURDIR)/$(PY) -m pytest . -p no:cacheprovider \
+	$(NBVAL) $(XDIST); status=$$?; rm -rf $$bare; exit $$status
+endef
 
 .PHONY: venv book book-strict test test-unit test-nb test-portable test-compat test-browser \
 	execute lab doctor clean student grade
@@ -38,15 +47,17 @@ book-strict: $(STAMP)
 	$(VENV)/bin/jupyter-book build . --builder html $(JB_STRICT)
 
 # Pass 1: unit tests, notebook conventions and strict nbval over every notebook.
-# Pass 2: strict nbval over every notebook again, under the portable kernel settings.
+# Pass 2: strict nbval over every notebook again, each a bare copy alone in a temporary
+# folder, under the portable kernel settings.
 test: book-strict
 	@echo "== make test, pass 1 of 2: unit tests and strict nbval, this machine's CPU kernels"
 	$(PY) -m pytest tests book labs $(NBVAL)
-	@echo "== make test, pass 2 of 2: strict nbval under portable kernels: $(PORTABLE_ENV)"
-	env $(PORTABLE_ENV) $(PY) -m pytest book labs $(NBVAL) $(XDIST)
+	@echo "== make test, pass 2 of 2: strict nbval on bare copies (each notebook alone in a"
+	@echo "   temporary folder), under portable kernels: $(PORTABLE_ENV)"
+	@$(call BARE_PASS,)
 
 test-portable: $(STAMP)
-	env $(PORTABLE_ENV) $(PY) -m pytest $(or $(NB),book labs) $(NBVAL) $(XDIST)
+	@$(call BARE_PASS,$(NB))
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests
@@ -54,7 +65,7 @@ test-unit: $(STAMP)
 # One notebook (or a few), both passes: make test-nb NB=labs/lab-tensors.ipynb
 test-nb: $(STAMP)
 	$(PY) -m pytest $(NB) $(NBVAL)
-	env $(PORTABLE_ENV) $(PY) -m pytest $(NB) $(NBVAL)
+	@$(call BARE_PASS,$(NB))
 
 # Re-execute notebooks in place to refresh committed outputs (all, or NB=...).
 execute: $(STAMP)
@@ -79,15 +90,34 @@ lab: $(STAMP)
 	env -u TQDM_DISABLE $(VENV)/bin/jupyter lab labs
 
 # Teachers (book/teachers.md): the student edition of every lab into student/ (committed),
-# and grading a folder of submissions: make grade LAB=lab-nan SUBMISSIONS=dir
+# and grading a folder of submissions: make grade LAB=lab-nan SUBMISSIONS=dir, JOBS=N at
+# once (default: the cores), TIMEOUT=seconds per cell (default 120), in the bubblewrap
+# sandbox; UNSANDBOXED=1 grades without it (trusted submissions only). Progress bar on.
 student: $(STAMP)
 	$(PY) tools/student.py
 
+JOBS ?=
+TIMEOUT ?=
+UNSANDBOXED ?=
 grade: $(STAMP)
-	$(PY) tools/grade.py $(LAB) $(SUBMISSIONS)
+	env -u TQDM_DISABLE $(PY) tools/grade.py $(LAB) $(SUBMISSIONS) $(if $(JOBS),--jobs $(JOBS)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(filter 1,$(UNSANDBOXED)),--no-sandbox)
 
 doctor: $(STAMP)
 	$(PY) -m ice_lab doctor
 
 clean:
 	rm -rf _build .pytest_cache
+
+# The book online (book/intro.md, "Three ways in"): build it strictly, then push
+# _build/html to the gh-pages branch of origin with ghp-import, as Jupyter Book 1 documents
+# (-n: a .nojekyll file, so GitHub Pages serves _static/ as it is). On every push to main,
+# .github/workflows/pages.yml builds and deploys the same pages.
+.PHONY: publish status
+publish: book-strict
+	$(VENV)/bin/ghp-import -n -p -f -m "Book built from $$(git rev-parse --short HEAD)" _build/html
+
+# What the status page will say: every notebook's last results, and which notebooks changed
+# since (tools/status.py reads reference/status.json, written by make test).
+status: $(STAMP)
+	$(PY) tools/status.py

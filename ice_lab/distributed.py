@@ -46,6 +46,12 @@ class TorchrunResult:
     timed_out: bool = False
     leftover: int = 0
     seconds: float = 0.0
+    gpus_hidden: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the job exited with 0, in time, and left no process behind."""
+        return self.returncode == 0 and not self.timed_out and self.leftover == 0
 
     def root_cause(self) -> str:
         """torchrun's report on the first rank that failed ("" if none failed).
@@ -102,6 +108,11 @@ def torchrun(
 
     The job runs with the notebook's Python and working directory, and with
     ``OMP_NUM_THREADS=1`` (torchrun's own choice, set here so that it prints no banner).
+    A machine with GPUs but fewer than ``nproc_per_node`` of them (a one-GPU laptop or
+    Colab runtime, two ranks) runs the job on the CPU: the ranks get
+    ``CUDA_VISIBLE_DEVICES=""`` (``gpus_hidden`` is then True), so that a script that picks
+    ``cuda:LOCAL_RANK`` when CUDA is available falls back to the CPU and ``gloo`` instead
+    of asking for a GPU that does not exist. With one GPU per rank, the GPUs stay visible.
     After ``timeout`` seconds torchrun gets SIGTERM, which it passes on to every rank.
     Never raises for what the job does: read ``returncode``, ``stdout``, ``stderr`` and
     ``root_cause()`` of the returned ``TorchrunResult``.
@@ -121,6 +132,9 @@ def torchrun(
     flags = ["--standalone", f"--nproc_per_node={n}", str(script), *map(str, args)]
     mark = uuid.uuid4().hex
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", **{_MARK: mark})
+    gpus_hidden = 0 < _visible_gpus() < n
+    if gpus_hidden:
+        env["CUDA_VISIBLE_DEVICES"] = ""  # fewer GPUs than ranks: every rank on the CPU
     start = time.perf_counter()
     timed_out = False
     # Output goes to files, not pipes: a process the job leaves behind could hold a pipe
@@ -155,4 +169,15 @@ def torchrun(
         timed_out=timed_out,
         leftover=leftover,
         seconds=time.perf_counter() - start,
+        gpus_hidden=gpus_hidden,
     )
+
+
+def _visible_gpus() -> int:
+    """How many CUDA devices this process sees (0 without CUDA)."""
+    import torch
+
+    try:
+        return int(torch.cuda.device_count())
+    except Exception:  # a broken CUDA install counts as none
+        return 0

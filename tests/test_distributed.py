@@ -8,7 +8,6 @@ waits are bounded by ``timeout=`` only.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -20,6 +19,7 @@ import torch.distributed as dist
 
 from ice_lab import distributed
 from ice_lab.distributed import TorchrunResult, torchrun
+from notebook_scripts import write_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,9 +43,10 @@ def processes_mentioning(text: str) -> list[str]:
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
-    """A folder with the chapter's scripts in scripts/, as the working directory; after
-    the test, no process started from it may be alive."""
-    shutil.copytree(ROOT / "book" / "scripts", tmp_path / "scripts")
+    """A folder with the chapter's scripts in scripts/ (as its %%writefile cells write
+    them), as the working directory; after the test, no process started from it may be
+    alive."""
+    assert len(write_scripts(ROOT / "book" / "distributed.ipynb", tmp_path)) == 4
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     left = processes_mentioning(str(tmp_path))
@@ -158,3 +159,20 @@ def test_bad_arguments_are_refused_before_anything_starts(workdir, kwargs, error
     kwargs = {"script": "scripts/ddp_sampler.py", **kwargs}
     with pytest.raises(error, match=match):
         torchrun(kwargs.pop("script"), **kwargs)
+
+
+@pytest.mark.parametrize("gpus, hidden", [(0, False), (1, True), (2, False), (4, False)])
+def test_fewer_gpus_than_ranks_runs_the_job_on_the_cpu(workdir, monkeypatch, gpus, hidden):
+    """One GPU and two ranks: the job gets CUDA_VISIBLE_DEVICES="" instead of a rank
+    asking for cuda:1; with none, or one per rank, the environment is left alone."""
+    monkeypatch.setattr(distributed, "_visible_gpus", lambda: gpus)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "kept")
+    script = write(workdir / "env.py", """
+        import os
+        print(os.environ["LOCAL_RANK"], repr(os.environ.get("CUDA_VISIBLE_DEVICES")))
+    """)
+    run = torchrun(script, timeout=120)
+    assert run.ok, run.stderr
+    assert run.gpus_hidden is hidden
+    expected = "''" if hidden else "'kept'"
+    assert sorted(run.stdout.split("\n"))[-2:] == [f"0 {expected}", f"1 {expected}"]

@@ -51,3 +51,35 @@ def test_refuses_a_machine_without_cuda_at_once():
     assert proc.returncode == 2
     assert "CUDA is not available" in proc.stderr
     assert "GPU verification:" not in proc.stdout, "nothing may run without CUDA"
+
+
+def test_student_editions_get_every_solution_back():
+    """The solved student edition holds the lab's solution in every solution cell."""
+    import nbformat
+
+    for lab in sorted((ROOT / "labs").glob("lab-*.ipynb")):
+        student = Path("student") / lab.name
+        nb = gpu_verify.filled_student_edition(Path("labs") / lab.name, student)
+        solved = nbformat.read(lab, as_version=4)
+        answers = [c.source for c in solved.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        mine = [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        assert mine == answers and answers, lab.name
+        assert not any("raise NotImplementedError" in s for s in mine), lab.name
+
+
+def test_a_notebook_runs_in_a_folder_of_its_own_and_every_error_cell_is_named():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import os\nprint(sorted(os.listdir('.')))"),
+        nbformat.v4.new_code_cell("open('../../README.md').read()"),
+        nbformat.v4.new_code_cell("1 / 0"),
+        nbformat.v4.new_code_cell("print('still runs')"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    with pytest.raises(gpu_verify.CheckFailed, match="2 error cell") as info:
+        gpu_verify.execute_bare("probe.ipynb", nb, timeout=60)
+    assert "cell 1: FileNotFoundError" in str(info.value)
+    assert "cell 2: ZeroDivisionError: division by zero" in str(info.value)
+    assert nb.cells[0].outputs[0]["text"] == "['probe.ipynb']\n"
+    assert nb.cells[3].outputs[0]["text"] == "still runs\n"

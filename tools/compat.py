@@ -75,43 +75,59 @@ def unit_tests(python: Path) -> str:
 
 
 EXECUTE = """
-import sys, nbformat
+import os, sys
 sys.path.insert(0, {tools!r})
-import booktools
-failures = []
-for path in booktools.notebooks():
-    try:
-        booktools.execute(path)
-        print("ran   ", path, flush=True)
-    except Exception as err:
-        first = (str(err).strip().splitlines() or [type(err).__name__])[-1][:200]
-        print("FAILED", path, "->", first, flush=True)
-        failures.append(str(path))
-print("notebooks:", len(booktools.notebooks()) - len(failures), "of", len(booktools.notebooks()))
+import booktools, gpu_verify
+os.environ.update(booktools.EXECUTION_ENV)
+jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students=True)
+passed, failed = gpu_verify.run_notebooks(jobs, timeout=900, workers={workers})
+print("notebooks:", passed, "of", passed + failed, "ran with no error cell", flush=True)
 """
 
 
-def notebooks(python: Path) -> tuple[str, list[str]]:
+def notebooks(python: Path, workers: int = 1) -> tuple[str, list[str]]:
+    """Execute every notebook, and every student edition with its solutions filled in,
+    each alone in a temporary folder (as on Colab), with ``python``'s torch."""
     scratch = Path(tempfile.mkdtemp(prefix="ice-compat-"))
     try:
         # A scratch copy of the repository, so no committed notebook is touched.
         shutil.copytree(ROOT, scratch / "repo", ignore=shutil.ignore_patterns(
             ".venv*", "_build", ".git", "__pycache__", ".pytest_cache"))
-        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"))
+        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"), workers=workers)
         out = _run([str(python), "-c", code], cwd=scratch / "repo", capture_output=True,
                    env=dict(os.environ, PYTHONPATH=str(scratch / "repo")))
         print(out.stdout[-6000:], out.stderr[-2000:])
         lines = out.stdout.strip().splitlines()
         summary = next((l for l in reversed(lines) if l.startswith("notebooks:")), "notebooks: ?")
-        return summary, [l for l in lines if l.startswith("FAILED")]
+        return summary, [l for l in lines if l.startswith("FAIL")]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_record(rows: list[tuple[str, str, str, list[str]]], path: Path) -> None:
+    """The table as data (reference/compat.json), for the book's status page."""
+    import datetime
+    import json
+
+    record = {
+        "date": datetime.date.today().isoformat(),
+        "python": sys.version.split()[0],
+        "runs": [
+            {"torch": actual, "unit_tests": tests, "notebooks": ran, "failures": failed}
+            for actual, tests, ran, failed in rows
+        ],
+    }
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    print("wrote", path.relative_to(ROOT))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("versions", nargs="+", help="torch versions, e.g. 2.6.0 2.15.0")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time")
+    parser.add_argument("--record", default=str(ROOT / "reference" / "compat.json"),
+                        help="where to write the table as JSON (default reference/compat.json)")
     args = parser.parse_args(argv)
     rows = []
     for version in args.versions:
@@ -119,13 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         actual = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"],
                                 capture_output=True, text=True).stdout.strip()
         tests = unit_tests(python)
-        ran, failed = notebooks(python)
+        ran, failed = notebooks(python, args.jobs)
         rows.append((actual, tests, ran, failed))
     print("\ncompatibility:")
     for actual, tests, ran, failed in rows:
         print(f"  torch {actual:<14} unit tests: {tests:<22} {ran}")
         for line in failed:
             print("      ", line)
+    write_record(rows, Path(args.record))
     return 0 if all(not f and t.endswith(" 0 failed") for _, t, _, f in rows) else 1
 
 

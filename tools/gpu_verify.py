@@ -5,13 +5,17 @@
     python tools/gpu_verify.py --list          # name the checks; runs nothing (works anywhere)
 
 The committed notebooks were executed on a CPU: on a GPU their CUDA branches
-(`if torch.cuda.is_available():`) take the other path, which CI never runs. This script
-executes every notebook in book/ and labs/ on the GPU (execution only: outputs differ from
-the committed CPU outputs by design, so they are not compared), then runs the GPU-only
-behaviour the book quotes from reference/gpu-probe-h200.log, and ends with one line:
+(`if torch.cuda.is_available():`, `best_device()`) take the other path, which CI never
+runs. This script executes every notebook in book/ and labs/, and every student edition
+with its lab's solutions filled in, on the GPU: each in a temporary folder that holds only
+that notebook (as Colab does), several at a time (--jobs), every cell even after an error,
+and reports each error cell (execution only: outputs differ from the committed CPU outputs
+by design, so they are not compared). Then it runs the GPU-only behaviour the book quotes
+from reference/gpu-probe-h200.log, and ends with one line:
 
     GPU verification: N passed, M failed
 
+Keep its log: `python tools/gpu_verify.py 2>&1 | tee reference/gpu-verify-$(date +%F).log`.
 Exit status: 0 when everything passed, 1 when something failed, 2 when this machine has no
 CUDA (nothing is run). It is not part of `make test`: CI has no GPU.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 import traceback
@@ -457,18 +462,108 @@ GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
 
 
 # --------------------------------------------------------------------------- running
-def notebook_checks(paths: list[Path], timeout: int) -> list[tuple[str, Callable[[], str]]]:
-    import booktools
+def filled_student_edition(lab: Path, student: Path):
+    """The student edition of ``lab`` with every solution cell put back (matched by
+    nbgrader ``grade_id``): what a learner who solved every exercise runs."""
+    import nbformat
 
-    def runner(path: Path) -> Callable[[], str]:
-        def run() -> str:
-            start = time.perf_counter()
-            booktools.execute(path, timeout=timeout)  # raises CellExecutionError on any error
-            return f"executed in {time.perf_counter() - start:.1f} s"
+    solved = nbformat.read(ROOT / lab, as_version=4)
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solved.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    nb = nbformat.read(ROOT / student, as_version=4)
+    missing = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            if meta.get("grade_id") not in answers:
+                missing.append(meta.get("grade_id"))
+                continue
+            cell.source = answers[meta["grade_id"]]
+    if missing:
+        raise CheckFailed(f"{student}: no solution in {lab} for {missing}")
+    return nb
 
-        return run
 
-    return [(f"notebook {p}", runner(p)) for p in paths]
+def error_cells(nb) -> list[str]:
+    """One line per cell that ended in an error: its index, the error type and message."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                text = (out.get("evalue") or "").strip().splitlines()
+                found.append(f"cell {i}: {out.get('ename')}: {text[0][:200] if text else ''}")
+    return found
+
+
+def execute_bare(name: str, nb, timeout: int) -> str:
+    """Execute ``nb`` in a temporary folder that holds only it (as a learner's Colab or an
+    empty folder would), on every cell even after an error; raise listing the error cells."""
+    import tempfile
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    with tempfile.TemporaryDirectory(prefix="gpu-verify-") as folder:
+        path = Path(folder) / Path(name).name
+        nbformat.write(nb, path)
+        start = time.perf_counter()
+        client = NotebookClient(
+            nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+            resources={"metadata": {"path": folder}},
+        )
+        client.execute()
+        seconds = time.perf_counter() - start
+    errors = error_cells(nb)
+    if errors:
+        raise CheckFailed(f"{len(errors)} error cell(s): " + " | ".join(errors))
+    return f"{len(nb.cells)} cells, no error cell, {seconds:.0f} s"
+
+
+Job = tuple[str, Path, Callable[[], object]]  # name in the log, notebook file, loader
+
+
+def notebook_jobs(paths: list[Path], students: bool) -> list[Job]:
+    """Every notebook to execute: chapters and labs as committed, and (with ``students``)
+    each lab's student edition with the lab's solutions filled in."""
+    import nbformat
+
+    jobs: list[Job] = [
+        (f"notebook {p}", p, lambda p=p: nbformat.read(ROOT / p, as_version=4)) for p in paths
+    ]
+    if students:
+        for p in paths:
+            student = Path("student") / p.name
+            if p.parts[0] == "labs" and (ROOT / student).exists():
+                jobs.append((f"student edition {student}, solved", student,
+                             lambda p=p, s=student: filled_student_edition(p, s)))
+    return jobs
+
+
+def run_notebooks(jobs: list[Job], timeout: int, workers: int) -> tuple[int, int]:
+    """Execute the notebooks, ``workers`` at a time, each in a bare folder of its own;
+    print PASS or FAIL (with every error cell) per notebook as it finishes."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    passed = failed = 0
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {
+            pool.submit(lambda f=f, load=load: execute_bare(f.name, load(), timeout)): name
+            for name, f, load in jobs
+        }
+        for future in as_completed(futures):
+            name = futures[future]
+            try:
+                detail = future.result()
+            except Exception as err:  # one notebook never stops the others
+                failed += 1
+                print(f"FAIL  {name}: {type(err).__name__}: {err}", flush=True)
+            else:
+                passed += 1
+                print(f"PASS  {name}: {detail}", flush=True)
+    return passed, failed
 
 
 def run_checks(checks: list[tuple[str, Callable[[], str]]]) -> tuple[int, int]:
@@ -505,6 +600,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", help="notebooks to execute (default: all of book/ and labs/)")
     parser.add_argument("--skip-notebooks", action="store_true", help="run only the GPU-only checks")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per notebook cell (default 900)")
+    parser.add_argument("--jobs", type=int, default=min(6, max(1, (os.cpu_count() or 2) // 2)),
+                        help="notebooks executed at a time (default: half the cores, at most 6)")
+    parser.add_argument("--no-students", action="store_true",
+                        help="skip the student editions (solutions filled in)")
     parser.add_argument("--list", action="store_true", help="name the checks and exit; runs nothing")
     args = parser.parse_args(argv)
 
@@ -524,14 +623,17 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}", flush=True)
-    checks: list[tuple[str, Callable[[], str]]] = []
+    passed = failed = 0
     if not args.skip_notebooks:
         import booktools
 
+        os.environ.update(booktools.EXECUTION_ENV)  # what `make` sets for executed outputs
+        os.environ["OMP_NUM_THREADS"] = "2"  # several kernels at a time share the cores
         paths = [Path(p) for p in args.notebooks] or booktools.notebooks()
-        checks += notebook_checks(paths, args.timeout)
-    checks += GPU_CHECKS
-    passed, failed = run_checks(checks)
+        jobs = notebook_jobs(paths, students=not args.no_students)
+        passed, failed = run_notebooks(jobs, args.timeout, args.jobs)
+    more_passed, more_failed = run_checks(GPU_CHECKS)
+    passed, failed = passed + more_passed, failed + more_failed
     print(f"GPU verification: {passed} passed, {failed} failed", flush=True)
     return 0 if failed == 0 else 1
 

@@ -28,8 +28,9 @@ def main() -> None:
     model = DDP(nn.Linear(4, 1).to(device))
     x, y = torch.randn(8, 4, device=device), torch.randn(8, 1, device=device)
     nn.functional.mse_loss(model(x), y).backward()
+    where = str(next(model.parameters()).device)  # where the weights really are
     everyone = [None] * world_size
-    dist.all_gather_object(everyone, (os.environ["LOCAL_RANK"], str(device)))
+    dist.all_gather_object(everyone, (os.environ["LOCAL_RANK"], where))
     if rank == 0:
         for r, (local_rank, name) in enumerate(everyone):
             print(f"rank {r} (LOCAL_RANK={local_rank}) trained on {name}")
