@@ -133,8 +133,8 @@ class Source:
             for i, elt in enumerate(target.elts):
                 if values is not None and len(values) == len(target.elts):
                     self._bind(elt, values[i])
-                else:
-                    self.bindings.setdefault(dotted(elt), []).append(ast.Constant(None))
+                else:  # a, b = f(): each name is bound to the whole call
+                    self._bind(elt, value)
             return
         name = dotted(target)
         if name:
@@ -172,6 +172,25 @@ class Source:
                 if any(grad_off_call(d) for d in up.decorator_list):
                     return True
         return False
+
+    def passed_as(self, names: set[str]) -> dict[str, str]:
+        """Parameters of this file's functions that receive one of ``names`` in a call."""
+        found = {}
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Call) and tail(node) in self.functions):
+                continue
+            for func in self.functions[tail(node)]:
+                params = [a.arg for a in func.args.posonlyargs + func.args.args]
+                if params and params[0] in {"self", "cls"} and isinstance(node.func,
+                                                                         ast.Attribute):
+                    params = params[1:]
+                for param, arg in zip(params, node.args):
+                    if dotted(arg) in names:
+                        found[param] = dotted(arg)
+                for kw in node.keywords:
+                    if kw.arg and dotted(kw.value) in names:
+                        found[kw.arg] = dotted(kw.value)
+        return found
 
     def values_of(self, name: str, scope: ast.AST | None = None) -> list[ast.expr]:
         """The values bound to ``name`` (in ``scope`` only, when given)."""

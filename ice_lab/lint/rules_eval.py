@@ -17,6 +17,7 @@ from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Source, dotted,
 from .rules_loop import is_backward, is_optimizer_step
 
 Found = Iterator[tuple[ast.AST, str, str]]
+MODE_LAYERS = re.compile(r"(?i)dropout|batchnorm|instancenorm")
 MODEL_CALL = re.compile(r"(?i)^(model|net|network|cnn|mlp|classifier|\w*model|\w*net)$")
 
 
@@ -61,8 +62,23 @@ def _turns_grad_off(node: ast.AST) -> bool:
     return any(grad_off_call(d) for d in getattr(node, "decorator_list", []))
 
 
+def _has_modes(src: Source) -> bool:
+    """Does the mode matter here: dropout, BatchNorm, a pretrained model, or train()?"""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call):
+            name = tail(node)
+            method = isinstance(node.func, ast.Attribute)
+            if MODE_LAYERS.search(name) or method and name in {"train", "from_pretrained"}:
+                return True
+            if isinstance(node.func, ast.Attribute) and dotted(node.func.value).endswith(
+                    "models"):
+                return True
+    return False
+
+
 def ice104(src: Source) -> Found:
     tests = {"pytest", "unittest"} & src.imports
+    modes = _has_modes(src)
     for func in ast.walk(src.tree):
         if not isinstance(func, FUNCTIONS) or not EVAL_FUNCTION.match(func.name):
             continue
@@ -74,7 +90,7 @@ def ice104(src: Source) -> Found:
         sites = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call) and
                  tail(n) == func.name and n is not func]
         scopes = [src.scope(s) for s in sites]
-        if not _sets_eval(func):
+        if modes and not _sets_eval(func):
             covered = any(_sets_eval(s) for s in scopes) if sites else _sets_eval(src.tree)
             if not covered:
                 yield func, "ICE104", (f"{func.name}() runs the model without "
@@ -86,10 +102,10 @@ def ice104(src: Source) -> Found:
                 yield loops[0], "ICE104", (
                     f"{func.name}() runs the model with autograd on: wrap it in "
                     "torch.no_grad() (or inference_mode())")
-    yield from _eval_blocks(src)
+    yield from _eval_blocks(src, modes)
 
 
-def _eval_blocks(src: Source) -> Found:
+def _eval_blocks(src: Source, modes: bool) -> Found:
     for loop in ast.walk(src.tree):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
@@ -104,8 +120,8 @@ def _eval_blocks(src: Source) -> Found:
         before = [n for n in walk(scope) if isinstance(n, ast.Call) and n.lineno <=
                   loop.end_lineno and tail(n) in {"eval", "train"}]
         last = line_order(before)[-1] if before else None
-        if last is None or tail(last) == "train" and not (last.args and is_const(
-                last.args[0], False)):
+        if modes and (last is None or tail(last) == "train" and not (
+                last.args and is_const(last.args[0], False))):
             yield loop, "ICE104", ("a validation loop without model.eval(): dropout and "
                                    "BatchNorm stay in training mode")
         if not all(src.grad_off(m) for m in models):

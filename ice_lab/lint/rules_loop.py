@@ -295,6 +295,8 @@ def ice107(src: Source) -> Found:
                 schedulers[name] = v
     if not schedulers:
         return
+    for param, name in src.passed_as(set(schedulers)).items():
+        schedulers.setdefault(param, schedulers[name])
     for node in ast.walk(src.tree):
         if not (isinstance(node, ast.Call) and tail(node) == "step"):
             continue

@@ -15,7 +15,7 @@ from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail, walk
 Found = Iterator[tuple[ast.AST, str, str]]
 
 SOFTMAX = {"softmax": "softmax", "log_softmax": "log_softmax", "Softmax": "softmax",
-           "LogSoftmax": "log_softmax"}
+           "LogSoftmax": "log_softmax", "Sigmoid": "sigmoid"}
 SAVES_OUTPUT = {"relu", "sigmoid", "tanh", "exp", "softmax", "log_softmax", "ReLU",
                 "Sigmoid", "Tanh", "Softmax", "LogSoftmax"}
 IN_PLACE = {"add_", "sub_", "mul_", "div_", "relu_", "sigmoid_", "tanh_", "exp_", "clamp_",
@@ -57,7 +57,7 @@ def softmaxed(src: Source, expr: ast.AST, scope: ast.AST, kinds: dict[str, set[s
     if isinstance(expr, ast.Call):
         t = tail(expr)
         func = expr.func
-        if t in {"softmax", "log_softmax"}:
+        if t in {"softmax", "log_softmax", "sigmoid"}:
             if isinstance(func, ast.Attribute) and dotted(func.value).split(".")[0] not in \
                     TENSOR_ROOTS and not expr.args and not expr.keywords:
                 return ""
@@ -149,14 +149,25 @@ def _can_be_zero(src: Source, expr: ast.AST, scope: ast.AST) -> str:
             return "a count"
         return ""
     if isinstance(expr, ast.Name):
-        values = src.values_of(expr.id, scope)
-        changed = any(isinstance(n, (ast.AugAssign, ast.Assign)) and any(
-            isinstance(t, ast.Subscript) and dotted(t.value) == expr.id
-            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-            for n in walk(scope))
-        if len(values) == 1 and not changed and values[0].lineno < expr.lineno:
-            return _can_be_zero(src, values[0], scope)
+        value = _last_binding(src, expr.id, scope, expr.lineno)
+        if value is None or value.lineno >= expr.lineno:
+            return ""
+        mended = any(_mends(n, expr.id) and value.lineno < n.lineno < expr.lineno
+                     for n in walk(scope))
+        return "" if mended else _can_be_zero(src, value, scope)
     return ""
+
+
+def _mends(node: ast.AST, name: str) -> bool:
+    """``std[std == 0] = 1``, ``std += eps``, ``std.clamp_(...)``: the zeros are dealt with."""
+    if isinstance(node, ast.AugAssign):
+        return dotted(node.target) == name
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Subscript) and dotted(t.value) == name
+                   for t in node.targets)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return dotted(node.func.value) == name and node.func.attr.endswith("_")
+    return False
 
 
 def ice108(src: Source) -> Found:
@@ -167,13 +178,16 @@ def ice108(src: Source) -> Found:
             if arg is None:
                 continue
             scope = src.scope(node)
+            if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Sub) and is_const(
+                    arg.left, 1, 1.0):
+                arg = arg.right  # log(1 - p): 0 when p reaches 1
             kind = softmaxed(src, arg, scope, kinds)
             if kind == "softmax":
                 yield node, "ICE108", ("log(softmax(x)) turns a probability that underflows "
                                        "to 0 into -inf: use log_softmax")
-            elif isinstance(arg, ast.Call) and tail(arg) == "sigmoid":
-                yield node, "ICE108", ("log(sigmoid(x)) is -inf once sigmoid underflows: "
-                                       "use F.logsigmoid")
+            elif kind == "sigmoid":
+                yield node, "ICE108", ("log of a sigmoid output, which reaches 0 (or 1): "
+                                       "-inf; use F.logsigmoid or BCEWithLogitsLoss")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             what = _can_be_zero(src, node.right, src.scope(node))
             if what:

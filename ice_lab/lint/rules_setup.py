@@ -22,20 +22,32 @@ CREATORS = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye", 
             "randint", "randperm", "tensor", "normal"}
 MOVED = {"to", "cuda", "type_as", "to_device"}
 GENERATORS = {"random.Random", "torch.Generator", "np.random.Generator"}
-MODULE_NAME = re.compile(r"(?i)^(model|net|network|module|\w*model|\w*net)$")
+MODULE_NAME = re.compile(r"(?i)^(model|net|network|module|\w*model|\w*net)\d*$")
 
 
-def _guarded(src: Source) -> bool:
-    """An availability check, a --cuda flag, or a script that needs CUDA on purpose."""
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.Call) and tail(node) in {
-                "is_available", "device_count", "set_device", "init_process_group"}:
+GUARD = re.compile(r"(?i)cuda|gpu|device|is_available")
+
+
+def _needs_cuda(src: Source) -> bool:
+    """A script that needs CUDA on purpose (one process per GPU) or says so in a flag."""
+    return any(isinstance(n, ast.Call) and tail(n) in {"set_device", "init_process_group"}
+               for n in ast.walk(src.tree))
+
+
+def _guarded(src: Source, node: ast.AST) -> bool:
+    """Under an ``if`` (or ``x if ... else y``) that asks about CUDA or the device."""
+    for up in src.ancestors(node):
+        if isinstance(up, (ast.If, ast.IfExp, ast.While)) and GUARD.search(
+                ast.unparse(up.test)):
             return True
-        if isinstance(node, (ast.If, ast.IfExp, ast.BoolOp)):
-            test = node.test if not isinstance(node, ast.BoolOp) else node
-            if re.search(r"(?i)cuda|gpu|device", ast.unparse(test)):
-                return True
+        if isinstance(up, ast.BoolOp) and GUARD.search(ast.unparse(up)):
+            return True
     return False
+
+
+def _checks(src: Source) -> bool:
+    return any(isinstance(n, ast.Call) and tail(n) in {"is_available", "device_count"}
+               for n in ast.walk(src.tree))
 
 
 def _hard_coded(node: ast.AST) -> bool:
@@ -51,11 +63,14 @@ def _hard_coded(node: ast.AST) -> bool:
 
 
 def ice105(src: Source) -> Found:
-    if not _guarded(src):
+    if not _needs_cuda(src):
+        checks = _checks(src)
         for node in ast.walk(src.tree):
-            if _hard_coded(node):
-                yield node, "ICE105", ("CUDA hard-coded with no torch.cuda.is_available() "
-                                       "check: the script fails on a machine without a GPU")
+            if _hard_coded(node) and not _guarded(src, node):
+                where = "outside the is_available() check" if checks else (
+                    "with no torch.cuda.is_available() check")
+                yield node, "ICE105", (f"CUDA hard-coded {where}: the script fails on a "
+                                       "machine without a GPU")
     for func in ast.walk(src.tree):
         if isinstance(func, FUNCTIONS) and func.name == "forward":
             yield from _created_in_forward(src, func)
@@ -120,7 +135,11 @@ def ice110(src: Source) -> Found:
         if not is_const(keyword(node, "shuffle"), True):
             continue
         data = node.args[0] if node.args else keyword(node, "dataset")
-        texts = [ast.unparse(data)] if data is not None else []
+        texts = []
+        if isinstance(data, (ast.Name, ast.Attribute, ast.Subscript)):
+            texts.append(ast.unparse(data))
+        elif isinstance(data, ast.Call) and is_const(keyword(data, "train"), False):
+            texts.append("test")  # datasets.MNIST(..., train=False)
         up = src.parents.get(node)
         if isinstance(up, ast.Assign):
             texts += [ast.unparse(t) for t in up.targets]
