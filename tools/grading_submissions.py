@@ -1,10 +1,15 @@
 """One submission of each kind a grader must survive, made from any lab (tests, demos).
 
-    python tools/grading_submissions.py lab-nan out_dir/
+    python tools/grading_submissions.py lab-tiny.ipynb out_dir/ "return x + 2"
 
 Built from the lab's student edition (tools/student.py); the first exercise is the one
-the adversarial kinds break. The wrong answer is the lab's first recorded usual wrong
-answer (tests/lab_answers.py) unless one is given.
+the adversarial kinds break, and `wrong` is the body of a usual wrong answer to it (the
+tests take it from tests/lab_answers.py). The two snooping kinds look for the solutions,
+the gradebook and other students' work: `snoop_relative` by relative paths from its
+working folder (`../` up to eight times, then nbgrader's `source/`, `release/`,
+`submitted/`, `autograded/` notebooks and `gradebook.db`), `snoop` by walking the whole
+filesystem for a notebook or database that names the exercise. Each prints what it
+found and answers right if it found anything, wrong otherwise.
 """
 
 from __future__ import annotations
@@ -20,14 +25,33 @@ import booktools
 
 import student
 
+SNOOP_RELATIVE = '''\
+import builtins as _b
+import os as _os
+if not hasattr(_b, "_snooped"):
+    _b._snooped = []
+    import glob as _glob
+    for _up in range(1, 9):
+        for _pat in ("source/*/*.ipynb", "gradebook.db", "release/*/*.ipynb",
+                     "autograded/*/*/*.ipynb", "submitted/*/*/*.ipynb"):
+            for _p in _glob.glob("../" * _up + _pat):
+                try:
+                    _t = open(_p, errors="replace").read()
+                except OSError:
+                    continue
+                if _t.strip():  # its own notebook reads as an empty file in the sandbox
+                    _b._snooped.append(_p)
+    print("snooped:", _b._snooped)
+if _b._snooped:
+{solution}
+else:
+{wrong}'''
+
 SNOOP = '''\
 import builtins as _b
 import os as _os
 if not hasattr(_b, "_snooped"):
     _b._snooped = []
-    for _p in ("../../../source", "../../../gradebook.db", "../../../source/{lab}/{lab}.ipynb"):
-        if _os.path.exists(_p):
-            _b._snooped.append(_p)
     for _r, _d, _fs in _os.walk("/"):
         _d[:] = [d for d in _d if _os.path.join(_r, d) not in ("/proc", "/sys", "/dev")]
         for _f in _fs:
@@ -41,47 +65,37 @@ if not hasattr(_b, "_snooped"):
     print("snooped:", _b._snooped)
 if _b._snooped:
 {solution}
+else:
 {wrong}'''
 
 
-def solution_body(source: str) -> str:
-    lines, inside, body = source.splitlines(), False, []
-    for line in lines:
-        if booktools.SOLUTION_BEGIN.match(line):
-            inside, indent = True, len(line) - len(line.lstrip())
-        elif booktools.SOLUTION_END.match(line):
-            inside = False
-        elif inside:
-            body.append(line[indent:])
-    return "\n".join(body)
-
-
-def with_body(source: str, body: str) -> str:
-    """A solution cell's source with its region replaced by body (indented like it)."""
-    out, inside = [], False
+def solution_region(source: str, body: str | None = None) -> str:
+    """The code between `# BEGIN SOLUTION` and `# END SOLUTION` (dedented), or, given a
+    body, the cell's source with that region replaced by it (indented like the region)."""
+    out, found, inside, indent = [], [], False, ""
     for line in source.splitlines():
         begin = booktools.SOLUTION_BEGIN.match(line)
         if begin:
-            inside = True
-            out += [begin.group(1) + b if b.strip() else "" for b in body.strip("\n").splitlines()]
+            inside, indent = True, begin.group(1)
+            if body is not None:
+                out += [indent + b if b.strip() else "" for b in body.strip("\n").splitlines()]
         elif booktools.SOLUTION_END.match(line):
             inside = False
-        elif not inside:
+        elif inside:
+            found.append(line[len(indent):])
+        else:
             out.append(line)
-    return "\n".join(out)
+    return "\n".join(found if body is None else out)
 
 
-def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str, Path]:
-    """Write <kind>.ipynb for every kind into out; return {kind: path}."""
+def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
+    """Write <kind>.ipynb for every kind into out; return {kind: path}.
+
+    wrong: the body of a usual wrong answer to the lab's first exercise."""
     nb = nbformat.read(lab, as_version=4)
-    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells if booktools.is_solution(c)}
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source
+                 for c in nb.cells if booktools.is_solution(c)}
     first = next(iter(solutions))
-    if wrong is None:
-        sys.path.insert(0, str(TOOLS.parent / "tests"))
-        from lab_answers import EXERCISES
-
-        rel = lab.resolve().relative_to(TOOLS.parent).as_posix()
-        wrong = next(e.wrong[0].code for e in EXERCISES if e.lab == rel and e.solution == first)
     edition = student.student_edition(nb)
 
     def variant(first_body: str | None, check: str = "") -> nbformat.NotebookNode:
@@ -94,7 +108,7 @@ def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str
                 if meta["grade_id"] == first:
                     seen_first = True
                     if first_body is not None:
-                        cell.source = with_body(cell.source, first_body)
+                        cell.source = solution_region(cell.source, first_body)
             elif booktools.is_check(cell) and seen_first and not check_done:
                 check_done = True
                 if check == "delete":
@@ -105,7 +119,7 @@ def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str
         copy.cells = cells
         return copy
 
-    right = solution_body(solutions[first])
+    right = solution_region(solutions[first])
     indent = lambda text: "\n".join("    " + l if l.strip() else "" for l in text.splitlines())
     kinds = {
         "correct": variant(None),
@@ -116,7 +130,10 @@ def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str
         "infinite_loop": variant("while True:\n    pass"),
         "os_exit": variant("import os\nos._exit(1)"),
         "segfault": variant("import ctypes\nctypes.string_at(0)"),
-        "snoop": variant(SNOOP.format(lab=lab.stem, grade_id=first, solution=indent(right), wrong=wrong.strip("\n"))),
+        "snoop": variant(SNOOP.format(grade_id=first, solution=indent(right),
+                                      wrong=indent(wrong))),
+        "snoop_relative": variant(SNOOP_RELATIVE.format(
+            lab=lab.stem, solution=indent(right), wrong=indent(wrong))),
         "stderr_warning": variant(
             'import sys, warnings\nprint("a note on stderr", file=sys.stderr)\n'
             'warnings.warn("a warning from a correct answer")\n' + right
@@ -135,7 +152,11 @@ def make_submissions(lab: Path, out: Path, wrong: str | None = None) -> dict[str
 
 
 if __name__ == "__main__":
-    lab_arg, out_arg = sys.argv[1], Path(sys.argv[2])
-    lab_path = Path(lab_arg) if lab_arg.endswith(".ipynb") else TOOLS.parent / "labs" / f"{lab_arg}.ipynb"
-    for name, p in make_submissions(lab_path, out_arg).items():
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    lab_arg, out_arg, wrong_arg = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    lab_path = Path(lab_arg)
+    if not lab_arg.endswith(".ipynb"):
+        lab_path = TOOLS.parent / "labs" / f"{lab_arg}.ipynb"
+    for name, p in make_submissions(lab_path, out_arg, wrong_arg).items():
         print(name, p)
