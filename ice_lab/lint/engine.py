@@ -154,7 +154,7 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
                 select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[Finding]:
     # Cells are joined into one script; where one does not parse, it becomes blank lines.
     where: list[tuple[int | None, int]] = []
-    texts = []
+    texts, skipped = [], []
     for cell, text in cells:
         try:
             ast.parse(text)
@@ -165,19 +165,22 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
                 return _keep([Finding(path, line, col, "ICE100", message(
                     "ICE100", f"not valid Python ({error.msg})"))], text.splitlines(),
                     select, ignore)
+            skipped.append(Finding(path, error.lineno or 1, error.offset or 1, "ICE100",
+                                   message("ICE100", f"not valid Python ({error.msg}): "
+                                           "this cell was skipped"), cell))
             text = "\n" * text.count("\n")
         lines = text.split("\n")
         where.extend((cell, i + 1) for i in range(len(lines)))
         texts.append(text)
     joined = "\n".join(texts)
     all_lines = joined.split("\n")
-    findings = []
+    findings = [f for f in skipped if _wanted(f.code, select, ignore)]
     for line, col, code, msg in check_tree(ast.parse(joined)):
         if _silenced(all_lines[line - 1], code) or not _wanted(code, select, ignore):
             continue
         cell, cell_line = where[line - 1]
         findings.append(Finding(path, cell_line, col + 1, code, msg, cell))
-    return findings
+    return sorted(findings, key=lambda f: (f.cell or 0, f.line, f.col, f.code))
 
 
 def _keep(findings: list[Finding], lines: list[str], select, ignore) -> list[Finding]:  # noqa: ANN001

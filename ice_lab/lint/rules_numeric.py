@@ -206,10 +206,19 @@ def _saves_output(src: Source, value: ast.AST) -> str:
         return t
     name = dotted(value.func)
     if name.startswith("self.") and name in src.bindings:
-        bound = src.bindings[name]
-        if bound and all(isinstance(b, ast.Call) and tail(b) in SAVES_OUTPUT for b in bound):
-            return tail(bound[0]).lower()
+        last = {_last_layer(b) for b in src.bindings[name]}
+        if len(last) == 1 and None not in last:
+            return last.pop().lower()
     return ""
+
+
+def _last_layer(bound: ast.AST) -> str | None:
+    """``ReLU`` for ``nn.ReLU()`` or ``nn.Sequential(..., nn.ReLU())``; None otherwise."""
+    if isinstance(bound, ast.Call) and tail(bound) == "Sequential" and bound.args:
+        bound = bound.args[-1]
+    if isinstance(bound, ast.Call) and tail(bound) in SAVES_OUTPUT:
+        return tail(bound)
+    return None
 
 
 def ice109(src: Source) -> Found:

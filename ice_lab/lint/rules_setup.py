@@ -164,10 +164,24 @@ def ice111(src: Source) -> Found:
             continue
         if keyword(node, "worker_init_fn") is not None:
             continue
-        names = ", ".join(sorted(holders))
-        yield node, "ICE111", (f"{names} draws augmentations from its own generator, "
+        data = node.args[0] if node.args else keyword(node, "dataset")
+        made = _class_made(src, data)
+        if made not in holders:
+            continue
+        yield node, "ICE111", (f"{made} draws augmentations from its own generator, "
                                "copied into every worker: the workers repeat each other; "
                                "reseed it in a worker_init_fn")
+
+
+def _class_made(src: Source, expr: ast.AST | None, depth: int = 0) -> str:
+    """The class whose instance ``expr`` is: ``Noisy(16)``, or a name bound to one."""
+    if isinstance(expr, ast.Call):
+        return tail(expr)
+    if isinstance(expr, (ast.Name, ast.Attribute)) and depth < 3:
+        values = src.bindings.get(dotted(expr), [])
+        if len(values) == 1:
+            return _class_made(src, values[0], depth + 1)
+    return ""
 
 
 def _is_generator(value: ast.AST) -> bool:

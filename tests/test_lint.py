@@ -1,0 +1,153 @@
+"""ice_lab.lint: every rule on the scripts of tests/lint_cases/, and the ways to run it.
+
+Each rule has three small scripts: a true positive, a near miss that must not fire and
+the usual idiom that is fine. A line that must be flagged ends in ``# <- ICE1xx``; the
+findings must be exactly those lines. The real-code measurement (precision and recall
+on labelled public scripts) is in benchmarks/lint_corpus.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ice_lab.lint import RULES, LintReport, lint_file, lint_paths, lint_source, notebook_cells
+from ice_lab.lint.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "lint_cases"
+SCRIPTS = sorted(CASES.glob("ice1*.py"))
+MARK = re.compile(r"# <- (ICE\d{3})")
+
+
+def marked(path: Path) -> set[tuple[int, str]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {(i, m.group(1)) for i, line in enumerate(lines, 1) if (m := MARK.search(line))}
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_case_findings_are_exactly_the_marked_lines(path):
+    found = {(f.line, f.code) for f in lint_file(path)}
+    assert found == marked(path)
+    if path.stem.endswith("_positive"):
+        assert marked(path), f"{path.name} marks no line: a positive case must fire"
+        assert {code for _, code in found} == {path.stem[:6].upper()}
+    else:
+        assert not found, f"{path.name} is a near miss or an idiom: nothing may fire"
+
+
+def test_every_rule_has_a_positive_a_near_miss_and_an_idiom():
+    names = {p.stem for p in SCRIPTS}
+    for code in RULES:
+        if code == "ICE100":
+            continue
+        for kind in ("positive", "near_miss", "idiom"):
+            assert f"{code.lower()}_{kind}" in names, f"no {kind} case for {code}"
+
+
+def test_every_message_names_a_chapter_of_the_book():
+    for code, (text, chapter) in RULES.items():
+        notebook = chapter.split(",")[0]
+        assert (ROOT / f"{notebook}.ipynb").exists(), f"{code} points to {notebook}"
+    finding = lint_file(CASES / "ice102_positive.py")[0]
+    assert "(see book/numerics, " in finding.message
+    assert re.fullmatch(r".+:\d+:\d+: ICE102 .+", str(finding))
+
+
+def test_notebook_cells_joined_magics_blanked_and_a_broken_cell_reported():
+    path = CASES / "notebook_case.ipynb"
+    cells = dict(notebook_cells(path.read_text()))
+    assert sorted(cells) == [2, 3, 4, 5]  # code cells, numbered as in the notebook
+    assert cells[2].splitlines()[0] == "" and cells[4].strip() == ""
+    found = [(f.cell, f.line, f.code) for f in lint_file(path)]
+    assert found == [(3, 3, "ICE102"), (5, 1, "ICE100")]
+    assert str(lint_file(path)[0]).startswith(f"{path}:cell_3:3:")
+
+
+def test_noqa_silences_the_codes_it_names_only():
+    source = "import torch\nstate = torch.load('a.pt')  {}\n"
+    assert [f.code for f in lint_source(source.format(""))] == ["ICE106"]
+    assert lint_source(source.format("# noqa: ICE106")) == []
+    assert lint_source(source.format("# noqa")) == []
+    assert [f.code for f in lint_source(source.format("# noqa: ICE101"))] == ["ICE106"]
+
+
+def test_select_and_ignore_take_prefixes():
+    text = (CASES / "ice105_positive.py").read_text()
+    assert {f.code for f in lint_source(text, select=["ICE10"])} == {"ICE105"}
+    assert lint_source(text, select=["ICE106"]) == []
+    assert lint_source(text, ignore=["ICE105"]) == []
+
+
+def test_a_file_that_is_not_python_is_one_ice100_finding():
+    found = lint_source("def broken(:\n    pass\n", "broken.py")
+    assert [(f.line, f.code) for f in found] == [(1, "ICE100")]
+
+
+def test_bad_input_says_what_to_do():
+    with pytest.raises(TypeError, match="read the file first"):
+        lint_source(b"import torch")
+    with pytest.raises(ValueError, match="not a Jupyter notebook"):
+        notebook_cells('{"no": "cells"}', "x.ipynb")
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        lint_paths(CASES / "missing.py")
+
+
+def test_lint_paths_walks_a_folder_and_reports():
+    report = lint_paths(CASES)
+    assert isinstance(report, LintReport) and not report.ok
+    assert report.files == len(SCRIPTS) + 1
+    assert set(report.codes()) == set(RULES)  # every rule fires somewhere, ICE100 too
+    assert str(report).endswith(f"finding(s) in {report.files} file(s)")
+
+
+def test_command_line_exit_status(capsys):
+    assert main([str(CASES / "ice101_idiom.py")]) == 0
+    assert main([str(CASES / "ice101_positive.py")]) == 1
+    out = capsys.readouterr().out
+    assert out.count("ICE101") == 2
+    assert main([str(CASES / "ice101_positive.py"), "--ignore", "ICE101"]) == 0
+    assert main([str(CASES / "missing.py")]) == 2
+    with pytest.raises(SystemExit, match="unknown code 'ICE999'"):
+        main([str(CASES), "--select", "ICE999"])
+
+
+def test_ice_lab_command_dispatches_to_lint():
+    run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", str(CASES / "ice106_positive.py")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 1 and run.stdout.count("ICE106") == 2
+
+
+def test_flake8_runs_the_plugin_and_honours_noqa(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text((CASES / "ice106_positive.py").read_text()
+                      .replace('torch.save(model, "model.pt")', 'torch.save(model, "m.pt")  # noqa: ICE106'))
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", "ICE", str(script)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert [line.split(": ")[1][:6] for line in run.stdout.splitlines()] == ["ICE106"]
+    assert "torch.load without weights_only" in run.stdout
+
+
+def test_lint_imports_no_torch():
+    code = "import sys, ice_lab.lint; ice_lab.lint.lint_source('x = 1'); print('torch' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.stdout.strip() == "False", run.stderr
+
+
+def test_a_rule_never_crashes_on_odd_code():
+    odd = [
+        "a, b = c = f()\nfor x in y: a += x\n",
+        "x = [y for y in z if (w := y)]\nlambda: (yield)\n",
+        "class A:\n    def forward(self):\n        return torch.zeros(*s)\n",
+        "((((((((((((((((((((x))))))))))))))))))))\n" * 3,
+        "async def f():\n    async for b in loader:\n        loss.backward()\n        opt.step()\n",
+        json.dumps({"not": "python"}),
+    ]
+    for text in odd:
+        lint_source(text)
