@@ -15,6 +15,9 @@ import pickle
 import os
 import re
 import signal
+import subprocess
+import sys
+import types
 import warnings
 from pathlib import Path
 
@@ -568,19 +571,54 @@ def test_html_escapes_the_message_specifics():
     assert "<script>" not in d._repr_html_()
 
 
-def test_reexported_from_package():
-    assert ice_lab.explain is explain and ice_lab.Diagnosis is Diagnosis
+def test_the_package_is_reachable_and_callable():
+    # ice_lab.explain is the subpackage (its KINDS, its modules) and calling it explains
+    import ice_lab.explain.engine as engine
+
+    assert ice_lab.explain.KINDS[-1] == "unknown" and ice_lab.explain.engine is engine
+    d = ice_lab.explain("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", verbose=True)
+    assert d.kind == "shape_mismatch" and d.verbose
+    assert ice_lab.Diagnosis is Diagnosis and ice_lab.explain.explain is explain
+
+
+def test_importing_the_explainer_needs_no_torch():
+    code = ("import sys, ice_lab.explain, ice_lab.explain.cli; import ice_lab; "
+            "ice_lab.explain('x'); assert 'torch' not in sys.modules, 'torch'; "
+            "assert 'numpy' not in sys.modules, 'numpy'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_no_import_cycle_between_catalogue_and_engine():
+    # the catalogue imports what an entry is (entry.py), never the engine
+    import ast
+
+    root = Path(ice_lab.__file__).parent / "explain" / "catalogue"
+    for path in root.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not any(m and m.endswith("engine") for m in imported), path.name
+
+
+def test_submodules_do_not_replace_functions_of_the_same_name():
+    importlib.import_module("ice_lab.summary")
+    importlib.import_module("ice_lab.expect")
+    importlib.import_module("ice_lab.nonfinite")  # imports .summary itself
+    assert callable(ice_lab.summary) and not isinstance(ice_lab.summary, types.ModuleType)
+    assert not isinstance(ice_lab.expect, types.ModuleType)
 
 
 def test_public_docstrings_name_a_chapter():
-    module = importlib.import_module("ice_lab.explain")  # ice_lab.explain is the function
+    module = importlib.import_module("ice_lab.explain")
     engine = importlib.import_module("ice_lab.explain.engine")
     render = importlib.import_module("ice_lab.explain.render")
+    entry = importlib.import_module("ice_lab.explain.entry")
     magic = importlib.import_module("ice_lab.magic")
 
-    public = [getattr(m, name) for m in (engine, render) for name in m.__all__
+    public = [getattr(m, name) for m in (engine, render, entry) for name in m.__all__
               if callable(getattr(m, name))]
-    for obj in (module, engine, render, *public,
+    for obj in (module, engine, render, entry, *public,
                 magic.load_ipython_extension, magic.unload_ipython_extension, magic.is_torch_related):
         assert obj.__doc__ and re.search(r"chapter", obj.__doc__, re.IGNORECASE), obj
 

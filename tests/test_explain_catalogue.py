@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ice_lab.explain import CATALOGUE, KINDS, engine, explain
+from ice_lab.explain.entry import Clues
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -54,7 +55,7 @@ def _results(things: list[object]) -> list[tuple]:
 
 
 def test_shuffling_the_entries_changes_no_result(monkeypatch):
-    catalogue = importlib.import_module("ice_lab.explain.catalogue")  # ice_lab.explain is the function
+    catalogue = importlib.import_module("ice_lab.explain.catalogue")
     things = _everything()
     expected = _results(things)
     for seed in range(5):
@@ -69,13 +70,12 @@ def test_shuffling_the_entries_changes_no_result(monkeypatch):
 def test_no_message_is_decided_by_a_tie_between_kinds():
     variants = test_explain.VARIANTS + test_explain_export.VARIANTS
     for text in [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in variants]:
-        clues = engine.Clues(engine.clean(text))
+        clues = Clues(engine.clean(text))
         found = []
-        for window in (engine.final_exception(clues.text), clues.text):
-            if window:
-                found = engine._candidates(CATALOGUE, window, clues)
-                if found:
-                    break
+        for window, _ in engine.windows(clues.text):
+            found = engine._candidates(CATALOGUE, window, clues)
+            if found:
+                break
         if found:
             top = max(c.rank() for c in found)
             kinds = {c.entry.kind for c in found if c.rank() == top}

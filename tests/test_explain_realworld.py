@@ -16,7 +16,12 @@ import pytest
 from ice_lab.explain import KINDS, Diagnosis, explain
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from explain_realworld import MESSAGES  # noqa: E402
+from explain_realworld import MESSAGES as ROUNDS_BEFORE  # noqa: E402
+from explain_realworld_wrapped import MESSAGES as WRAPPED  # noqa: E402
+
+#: every round together; the wrapped round (explain_realworld_wrapped.py) is the shapes
+#: errors come in when another layer (dynamo, a UI, a logger) wraps them
+MESSAGES = ROUNDS_BEFORE + WRAPPED
 
 # Sources whose words alone cannot tell the root cause (the traceback that would is missing).
 KNOWN_MISSES = {
@@ -39,6 +44,14 @@ def test_the_set_is_broad():
     kinds = Counter(m.kind for m in MESSAGES)
     assert set(KINDS) - {"unknown"} - NOT_FOUND_IN_PUBLIC_PASTES <= set(kinds), set(KINDS) - set(kinds)
     assert all(m.source.startswith(("https://", "http://")) for m in MESSAGES)
+
+
+def test_the_wrapped_round_covers_its_families():
+    assert len(WRAPPED) >= 40 and len({m.source for m in WRAPPED}) == len(WRAPPED)
+    texts = " ".join(m.message for m in WRAPPED)
+    for family in ("Dynamo failed", "Exception during processing", "MPS", "does not equal",
+                   "bias type", "not implemented for", "Expected parameter", "`"):
+        assert family in texts, family
 
 
 def test_at_least_95_percent_right_and_no_crash():

@@ -10,12 +10,19 @@ the fixes, and the chapter of the book that teaches it.
     >>> d.kind
     'shape_mismatch'
 
-The package has three parts:
+``ice_lab.explain`` is this package, and calling it calls :func:`explain`: chapters write
+``ice_lab.explain(err)`` and still reach ``ice_lab.explain.KINDS``. Importing it needs
+neither torch nor NumPy (the book's "Explain an error" page runs it in the browser).
 
+The package has these parts:
+
+* ``entry.py``: what a catalogue entry is (:class:`Entry`, :class:`Clues`);
 * ``catalogue/``: what ``explain`` knows, as plain entries, one file per chapter;
-* ``engine.py``: how an error is matched against the catalogue and the best match chosen
-  (phrasing over keyword, then priority; the order of entries never matters);
-* ``render.py``: the :class:`Diagnosis` and its text and HTML forms.
+* ``engine.py``: how an error is unwrapped, matched against the catalogue and the best
+  match chosen (phrasing over keyword, then priority; the order of entries never matters);
+* ``render.py``: the :class:`Diagnosis` and its text and HTML forms;
+* ``logs.py`` and ``cli.py``: the errors in a training or ``torchrun`` log, and the
+  ``ice-lab explain LOG`` command.
 
 ``explain(error, verbose=True)`` says which entry matched and on what words.
 
@@ -25,8 +32,22 @@ step uses it.
 
 from __future__ import annotations
 
+import sys
+import types
+
 from .catalogue import CATALOGUE, KINDS
-from .engine import Entry, explain
+from .engine import explain
+from .entry import Entry
 from .render import Diagnosis
 
 __all__ = ["Diagnosis", "explain", "KINDS", "CATALOGUE", "Entry"]
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable: ``ice_lab.explain(err)`` is ``explain(err)``."""
+
+    def __call__(self, error: object, verbose: bool = False) -> Diagnosis:
+        return explain(error, verbose=verbose)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -4,11 +4,17 @@ Nothing here knows about any kind of failure; that knowledge is the catalogue's
 (``ice_lab/explain/catalogue/``). The engine
 
 1. reads the error's text, never raising (a message of any size, bytes, a broken ``__str__``);
-2. cleans it: terminal colour codes, ``[rank0]:`` launcher prefixes and pytest's ``E`` line
-   prefixes go, HTML entities are unescaped, a huge message is cut to its two ends;
-3. looks first at the last exception of a quoted traceback (a DataLoader worker re-raises
-   "Original Traceback ... RuntimeError: <the real message>"; the code lines quoted above it
-   must not decide), and at the whole text only if nothing matched there;
+2. cleans it: terminal colour codes and the prefixes loggers, launchers and test runners put
+   on every line (``[rank0]:``, ``2024-09-15 22:50:34,519 - root - ERROR -``, glog's
+   ``E1013 15:52:48.898000 ...]``, pytest's ``E``, Markdown's ``>``) go, HTML entities are
+   unescaped, curly quotes and backticks become plain, ``c10::Half`` reads ``Half`` and
+   dynamo's ``s27: hint = 2048`` reads ``2048``; a huge message is cut to its two ends;
+3. unwraps it, innermost first (``windows``): an exception quoted inside another one's
+   message (dynamo's "Dynamo failed to run FX node ... got RuntimeError('<the real
+   message>')"), then the last exception of a quoted traceback (a DataLoader worker
+   re-raises "Original Traceback ... RuntimeError: <the real message>"; the code lines
+   quoted above it must not decide), then the whole text; the first window in which any
+   entry matches decides;
 4. ranks the matching entries by a visible rule, so that the order of the catalogue never
    matters:
 
@@ -31,14 +37,15 @@ from __future__ import annotations
 
 import html
 import re
-import types
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
 from .._text import first_line
+from . import catalogue
+from .entry import Clues, Entry
 from .render import Diagnosis
 
-__all__ = ["Entry", "Clues", "explain", "diagnose", "PHRASING", "KEYWORD"]
+__all__ = ["explain", "diagnose", "windows", "PHRASING", "KEYWORD"]
 
 #: Characters matched from each end of a message (a 1 MB message is still kept whole in
 #: ``Diagnosis.message``).
@@ -49,80 +56,34 @@ CHAIN_LIMIT = 8
 PHRASING, KEYWORD = 2, 1
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_LINE_PREFIXES = re.compile(r"^(?:\[rank\d+\]:[ \t]?|E {2,}(?=\S)|E\t)", re.MULTILINE)
-
-
-@dataclass
-class Clues:
-    """What an entry may look at: the cleaned text, and the exception with its traceback.
-
-    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
-    """
-
-    text: str
-    error: Optional[BaseException] = None
-    _frames: Optional[list[types.FrameType]] = field(default=None, repr=False)
-
-    def frames(self) -> list[types.FrameType]:
-        """The frames of the error's traceback, outermost first (empty for a string)."""
-        if self._frames is None:
-            frames: list[types.FrameType] = []
-            tb = getattr(self.error, "__traceback__", None)
-            while tb is not None and len(frames) < 200:
-                frames.append(tb.tb_frame)
-                tb = tb.tb_next
-            self._frames = frames
-        return self._frames
-
-
-Specifics = Callable[["re.Match[str]", Clues], dict]
-Condition = Callable[[Clues], bool]
-
-
-@dataclass
-class Entry:
-    """One recognisable failure: how to spot it and what to say about it.
-
-    Attributes:
-        name: unique, ``"<chapter file>.<what>"``, e.g. ``"devices.cuda_oom"``.
-        kind: one of ``KINDS``.
-        patterns: phrasings PyTorch prints (regular expressions; named groups become
-            ``details``); the first that matches is used.
-        summary: a ``str.format`` template over ``details``; ``fallback`` is used when a
-            name is missing (default: the template with "?" for each name).
-        causes, fixes, chapter: what the learner reads.
-        keywords: loose words that identify the failure only when no phrasing matches.
-        priority: raise it (with a comment saying why) when this entry must beat another
-            entry whose phrasing also matches the same message.
-        specifics: ``fn(match, clues) -> dict`` adding details (may set "summary").
-        when: ``fn(clues) -> bool``; the entry matches only if it is true.
-        error_types: exception class names that decide this entry's kind by themselves.
-
-    Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
-    """
-
-    name: str
-    kind: str
-    patterns: list[str]
-    summary: str
-    causes: list[str]
-    fixes: list[str]
-    chapter: str
-    keywords: list[str] = field(default_factory=list)
-    priority: int = 0
-    fallback: str = ""
-    specifics: Optional[Specifics] = None
-    when: Optional[Condition] = None
-    error_types: tuple[str, ...] = ()
-    compiled: list["re.Pattern[str]"] = field(default_factory=list, repr=False)
-    compiled_keywords: list["re.Pattern[str]"] = field(default_factory=list, repr=False)
-
-    def __post_init__(self) -> None:
-        flags = re.IGNORECASE | re.DOTALL
-        self.compiled = [re.compile(p, flags) for p in self.patterns]
-        self.compiled_keywords = [re.compile(k, flags) for k in self.keywords]
-        if not self.fallback:
-            self.fallback = re.sub(r"\{[^}]*\}", "?", self.summary)
+#: What loggers, launchers, UIs and test runners put before every line of a paste. Each
+#: alternative is one shape of prefix, not one tool's words; several may follow each other.
+_LINE_PREFIXES = re.compile(
+    r"^(?:"
+    r"\[(?:rank|default)\d+\]:[ \t]?"  # torchrun's per-rank prefix
+    r"|E {2,}(?=\S)|E\t"  # pytest's failure lines
+    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+    r"(?:\s*[-|]\s*[\w.]+)*?\s*[-|:]\s?"  # "2024-09-15 22:50:34,519 - root - ERROR - "
+    r"|[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]{1,200}\] (?:\[[\d/]+\] )?"  # glog / c10
+    r"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]*:"  # logging.basicConfig
+    r"|\[[\w.-]{1,40}\]:? "  # "[ignite]: ", "[INFO] "
+    r"|> ?(?!>)|\*\*\* |- \*\*[\w ]+:\*\* "  # Markdown quotes, lists and bold labels
+    r")+",
+    re.MULTILINE,
+)
+#: Punctuation that varies around the same identifiers: curly quotes, backticks, C++
+#: namespaces around dtype names, dynamo's symbolic sizes ("s27: hint = 2048").
+_PUNCTUATION = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                              "`": None, "\u00a0": " "})
+_CXX_TYPE = re.compile(r"\b(?:struct\s+)?c10::(\w+)")
+_SYMBOLIC = re.compile(r"\b[su]\d+: hint = (\d+)")
+#: An exception quoted inside another one's message: dynamo's "got RuntimeError('...')",
+#: a worker's "raised ValueError(\"...\")", Ruby's "#<RuntimeError: ...>".
+_QUOTED_ERROR = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\((?P<q>['\"])(?P<msg>.+?)(?P=q)\)"
+    r"|#<[A-Z]\w*(?:Error|Exception): (?P<ruby>[^>]+)>",
+    re.DOTALL,
+)
 
 
 @dataclass
@@ -164,11 +125,47 @@ def safe_text(obj: object) -> str:
 
 def clean(text: str) -> str:
     """The text ``explain`` matches on: both ends of a huge message, paste noise removed
+    (line prefixes, colour codes, HTML entities) and punctuation normalised
     (toolkit chapter, book/toolkit.ipynb)."""
     if len(text) > 2 * MATCH_WINDOW:
         text = text[:MATCH_WINDOW] + "\n...\n" + text[-MATCH_WINDOW:]
     text = _LINE_PREFIXES.sub("", _ANSI.sub("", text))
-    return html.unescape(text) if "&" in text else text
+    text = html.unescape(text) if "&" in text else text
+    text = text.translate(_PUNCTUATION)
+    if "c10::" in text:
+        text = _CXX_TYPE.sub(r"\1", text)
+    if "hint = " in text:
+        text = _SYMBOLIC.sub(r"\1", text)
+    return text
+
+
+def quoted_errors(text: str) -> list[str]:
+    """Messages of exceptions quoted inside the text, innermost last: what a wrapper
+    (``torch._dynamo``, a worker, another language's binding) was given
+    (toolkit chapter, book/toolkit.ipynb)."""
+    if "(" not in text and "#<" not in text:
+        return []
+    found = []
+    for match in _QUOTED_ERROR.finditer(text):
+        msg = match.group("msg") or match.group("ruby") or ""
+        if "\\" in msg:
+            msg = msg.replace("\\n", "\n").replace("\\'", "'").replace('\\"', '"')
+        if msg.strip():
+            found.append(msg)
+    return found
+
+
+def windows(text: str) -> list[tuple[str, str]]:
+    """Where ``explain`` looks, in order, as ``(text, label)``: each exception quoted inside
+    another, then the last exception of a quoted traceback, then the whole cleaned text;
+    the first window in which any entry matches decides (toolkit chapter,
+    book/toolkit.ipynb)."""
+    out = [(q, "the exception quoted inside the message") for q in reversed(quoted_errors(text))]
+    tail = final_exception(text)
+    if tail:
+        out.append((tail, "the last exception of the quoted traceback"))
+    out.append((text, "the message"))
+    return out
 
 
 def final_exception(text: str) -> Optional[str]:
@@ -242,7 +239,7 @@ def _why(best: _Candidate, others: list[_Candidate], where: str) -> str:
 
 
 def _unknown(text: str, error_type: str) -> Diagnosis:
-    first = first_line(text, limit=200)
+    first = first_line(final_exception(clean(text)) or text, limit=200)
     summary = f"not in the catalogue: {error_type + ': ' if error_type else ''}{first}".rstrip(": ")
     return Diagnosis(
         kind="unknown",
@@ -267,15 +264,13 @@ def diagnose(error: Optional[BaseException], text: str, entries: list[Entry]) ->
     classes = {c.__name__ for c in type(error).__mro__} if error is not None else set()
     decided = [e for e in entries if classes & set(e.error_types)]
     pool = [e for e in entries if e.kind in {d.kind for d in decided}] if decided else entries
-    tail = final_exception(clues.text)
     found: list[_Candidate] = []
     where = "the message"
-    for window, label in ((tail, "the last exception of the quoted traceback"), (clues.text, "the message")):
-        if window:
-            found = _candidates(pool, window, clues)
-            if found:
-                where = label
-                break
+    for window, label in windows(clues.text):
+        found = _candidates(pool, window, clues)
+        if found:
+            where = label
+            break
     if not found and decided:
         found = [_Candidate(e, 0, None) for e in decided]
     if not found:
@@ -342,9 +337,7 @@ def explain(error: object, verbose: bool = False) -> Diagnosis:
     "Diagnose" step.
     """
     try:
-        from .catalogue import CATALOGUE
-
-        result = _explain(error, CATALOGUE)
+        result = _explain(error, catalogue.CATALOGUE)
     except Exception as failure:  # explain must never raise
         try:
             text = safe_text(error)

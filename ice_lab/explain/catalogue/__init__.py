@@ -12,7 +12,7 @@ Taught in the ice_lab toolkit chapter (``book/toolkit.ipynb``).
 
 from __future__ import annotations
 
-from ..engine import Entry
+from ..entry import Entry
 from . import (autograd, checkpoints, datasets, devices, export, numerics, tensors, tensors_dtypes,
                training)
 

@@ -1,6 +1,6 @@
 """Clues several chapters' entries read from a traceback (or, for a pasted message, its text).
 
-Each is a plain function of the :class:`~ice_lab.explain.engine.Clues`, used as an entry's
+Each is a plain function of the :class:`~ice_lab.explain.entry.Clues`, used as an entry's
 ``when`` condition or inside its ``specifics``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..engine import Clues
+from ..entry import Clues
 
 _LOSS_NAMES = ("loss", "cross_entropy", "nll")
 # A quoted frame of torch's own loss code (a pasted traceback, plain or Jupyter style).

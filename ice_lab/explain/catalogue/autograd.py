@@ -4,7 +4,7 @@ saves, and what may not be changed in place.
 
 from __future__ import annotations
 
-from ..engine import Entry
+from ..entry import Entry
 
 CHAPTER = "book/autograd"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 from ._clues import plain_size
 
 CHAPTER_STATE_DICT = "book/checkpoints"

@@ -4,7 +4,7 @@ the DataLoader's worker processes.
 
 from __future__ import annotations
 
-from ..engine import Entry
+from ..entry import Entry
 
 CHAPTER = "book/datasets"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..._text import format_bytes
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 
 CHAPTER = "book/devices"
 _SIZE = r"[\d.,]+\s*(?:[KMGTP]i?B|bytes)"
@@ -40,7 +40,7 @@ def _oom_specifics(m: "re.Match[str]", clues: Clues) -> dict:
 
 
 def _assert_specifics(m: "re.Match[str]", clues: Clues) -> dict:
-    found = re.search(r"Assertion `([^`]+)` failed", clues.text)
+    found = re.search(r"Assertion (.+?) failed", clues.text)
     if not found:
         return {}
     out = {"assertion": found.group(1)}
@@ -86,6 +86,9 @@ ENTRIES = [
             r"CUBLAS_STATUS_ALLOC_FAILED|cuDNN error: CUDNN_STATUS_(?:NOT_INITIALIZED|ALLOC_FAILED)",
             r"Storage size calculation overflowed",
             r"\bOutOfMemoryError\b",
+            # the CUDA caching allocator's cudaMallocAsync backend: "Allocation on device 0
+            # would exceed allowed memory", often cut by UIs after "device"
+            r"\bAllocation on device\b",
         ],
         keywords=[r"\bout of (?:shared )?memory\b|memory budget|cannot allocate memory"],
         error_types=("OutOfMemoryError", "MemoryError"),
@@ -136,7 +139,7 @@ ENTRIES = [
         patterns=[
             r"device-side assert(?:ion)? triggered",
             r"cudaErrorAssert",
-            r"Assertion `[^`]*(?:n_classes|srcIndex|index|idx)[^`]*` failed",
+            r"Assertion [^\n]*?(?:n_classes|srcIndex|index|idx)[^\n]*? failed",
         ],
         summary="a CUDA kernel hit an assertion (usually an index or label out of range); "
         "the CUDA context is now unusable",
@@ -193,6 +196,11 @@ ENTRIES = [
             r"Input type \((?P<dev_a>[^)]*(?:cuda|CUDA|mps|MPS)[^)]*)\) and weight type \((?P<dev_b>(?:torch\.|CPU)\w+)\)",
             r"Input type \((?P<dev_a>(?:torch\.|CPU)\w+)\) and weight type \((?P<dev_b>[^)]*(?:cuda|CUDA|mps|MPS)[^)]*)\)",
             r"to have the same device as tensor for argument",
+            # cuDNN's own wording: the same tensor type on two devices
+            r"but type (?P<dev_a>torch\.cuda\.\w+) does not equal (?P<dev_b>torch\.(?!cuda)\w+)",
+            r"but type (?P<dev_a>torch\.(?!cuda)\w+) does not equal (?P<dev_b>torch\.cuda\.\w+)",
+            # Apple mps: an operand still on the CPU
+            r"Placeholder storage has not been allocated on (?P<dev_b>MPS) device",
             r"Expected all tensors to be on the same device",
             r"Input,\s*output and indices must be on the current device",
             r"should be either on cpu or on the same device|expected device (?P<dev_b>[\w:]+) but got device (?P<dev_a>[\w:]+)",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 
 CHAPTER = "book/export"
 
@@ -173,7 +173,7 @@ ENTRIES = [
         name="export.dynamic_shapes_keys",
         kind="export_input_name",
         patterns=[r"its top-level keys must be the arg names (?P<expected>\[[^\]]*\]) of "
-                  r"`inputs`, but here they are (?P<given>\[[^\]]*\])"],
+                  r"`?inputs`?, but here they are (?P<given>\[[^\]]*\])"],
         summary="dynamic_shapes uses the keys {given}, but forward's arguments are named "
                 "{expected}",
         fallback="the keys of dynamic_shapes are not forward's argument names",

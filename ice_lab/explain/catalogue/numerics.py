@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 
 CHAPTER = "book/numerics"
 
@@ -30,11 +30,15 @@ ENTRIES = [
             r"^\s*(?:\w+Error: )?non-finite values \(NaN/Inf\)",
             r"Function '(?P<function>\w+)' returned (?P<what>nan|inf) values in its (?P<index>\d+)\w* output",
             r"non-finite values|returned nan values|is non-finite, so it cannot be clipped",
-            r"probability tensor contains either `inf`, `nan` or element < 0",
+            r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
             r"found invalid values:?\s*\n?\s*tensor\(\[[^\]]*\b(?:nan|inf)\b",
             r"Loss became infinite or NaN",
+            # torch.distributions: the only values a Real() constraint refuses are NaN
+            r"Expected (?:parameter|value argument) (?P<param>\w+)?.{0,600}?(?:constraint|support) "
+            r"\(?(?:IndependentConstraint\()?Real\(\)",
         ],
-        keywords=[r"loss is (?:nan|inf)|nan loss|Detected (?:NaN|Inf)|contains? (?:NaN|Inf)"],
+        keywords=[r"loss is (?:nan|inf)|nan loss|Detected (?:NaN|Inf)|contains? (?:NaN|Inf)",
+                  r"\b(?:NaN|Inf)s?\b"],  # any message that names NaN/Inf values
         error_types=("NonFiniteError",),
         summary="NaN/Inf values appeared, first in {where}",
         fallback="NaN/Inf values appeared in the computation",

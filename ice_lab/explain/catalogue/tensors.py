@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 from ._clues import embedding_lookup, raised_in_linear, raised_in_matmul
 
 CHAPTER = "book/tensors"
@@ -266,6 +266,8 @@ ENTRIES = [
             r"at non-singleton dimension (?P<dim>\d+)",
             r"output with shape \[(?P<out>[^\]]*)\] doesn'?t match the broadcast shape \[(?P<bshape>[^\]]*)\]",
             r"shape mismatch: value tensor of shape \[[^\]]*\] cannot be broadcast",
+            # the meta / fake-tensor wording (torch.compile, torch.export, dynamo)
+            r"Attempting to broadcast a dimension of length (?P<a>\d+) at (?P<dim>-?\d+)",
         ],
         keywords=[r"operands could not be broadcast together|cannot be broadcast|not broadcastable|broadcast shape"],
         summary="sizes {a} and {b} cannot be broadcast together at dimension {dim}",

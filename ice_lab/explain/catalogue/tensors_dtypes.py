@@ -7,7 +7,7 @@ loss) is ``target_dtype``, in ``training.py``.
 
 from __future__ import annotations
 
-from ..engine import Entry
+from ..entry import Entry
 
 CHAPTER = "book/tensors"
 
@@ -19,8 +19,9 @@ TWO_DTYPES = [
     r"Expected object of scalar type (?P<b>\w+) but got scalar type (?P<a>\w+)",
     r"result type (?P<a>\w+) can'?t be cast to the desired output type (?P<b>\w+)",
     r"Input type \((?P<a>[\w.]+)\) and (?:weight|bias) type \((?P<b>[\w.]+)\) should be the same",
-    r"(?P<a>(?:Half|Float|Double|BFloat16|Long|Int|Byte)Tensor) does not equal "
-    r"(?P<b>(?:Half|Float|Double|BFloat16|Long|Int|Byte)Tensor)",
+    # cuDNN's wording ("torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor")
+    r"(?:torch\.(?:cuda\.)?)?(?P<a>(?:Half|Float|Double|BFloat16|Long|Int|Byte)Tensor) does not "
+    r"equal (?:torch\.(?:cuda\.)?)?(?P<b>(?:Half|Float|Double|BFloat16|Long|Int|Byte)Tensor)",
     r"Expected object of type (?:Variable\[)?(?P<b>torch\.\w+)\]? but found t\s*ype (?:Variable\[)?(?P<a>torch\.\w+)",
     r"mat1 and mat2 must have the same dtype",
 ]
@@ -70,7 +71,10 @@ ENTRIES = [
         name="tensors.unsupported_dtype",
         kind="dtype_mismatch",
         patterns=[
-            r"\"(?P<op>\w+)\" not implemented for '(?P<dtype>\w+)'",
+            r"\"?(?P<op>\w+)\"? not implemented for '?(?P<dtype>[A-Za-z]\w*)'?",
+            # Apple mps has no float64
+            r"Cannot convert a MPS Tensor to (?P<dtype>float64) dtype",
+            r"Trying to convert (?P<dtype>\w+) to the MPS backend but it does not have support",
             r"Integral inputs not supported",
             r"Expected a floating point (?:or complex )?tensor as input\. Got (?P<dtype>\w+)",
             r"to have one of the following scalar types: (?P<allowed>[\w, ]+); but got (?P<dtype>[\w.]+)",

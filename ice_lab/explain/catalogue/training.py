@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Clues, Entry
+from ..entry import Clues, Entry
 from ._clues import classes_from_traceback, plain_size, raised_in_loss
 from .tensors_dtypes import TWO_DTYPES
 
