@@ -103,6 +103,7 @@ class Source:
     """A parsed script: its tree, parents, and the values bound to each name."""
 
     tree: ast.Module
+    nodes: list[ast.AST] = field(default_factory=list)
     parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
     bindings: dict[str, list[ast.expr]] = field(default_factory=dict)
     functions: dict[str, list[ast.AST]] = field(default_factory=dict)
@@ -111,7 +112,10 @@ class Source:
     @classmethod
     def parse(cls, tree: ast.Module) -> "Source":
         src = cls(tree)
-        for node in ast.walk(tree):
+        src._inside: dict[ast.AST, list[ast.AST]] = {}
+        src._typed: dict[tuple, list[ast.AST]] = {}
+        src.nodes = list(ast.walk(tree))
+        for node in src.nodes:
             for child in ast.iter_child_nodes(node):
                 src.parents[child] = node
             if isinstance(node, ast.Assign):
@@ -139,6 +143,23 @@ class Source:
         name = dotted(target)
         if name:
             self.bindings.setdefault(name, []).append(value)
+
+    def of_type(self, *types: type) -> list[ast.AST]:
+        """Every node of these types in the file (computed once)."""
+        if types not in self._typed:
+            self._typed[types] = [n for n in self.nodes if isinstance(n, types)]
+        return self._typed[types]
+
+    def calls(self, *tails: str) -> list[ast.Call]:
+        """Every call in the file whose last name is one of ``tails`` (or all calls)."""
+        found = self.of_type(ast.Call)
+        return [c for c in found if tail(c) in tails] if tails else found
+
+    def inside(self, node: ast.AST) -> list[ast.AST]:
+        """:func:`walk` of ``node``, computed once per node."""
+        if node not in self._inside:
+            self._inside[node] = list(walk(node))
+        return self._inside[node]
 
     def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         while node in self.parents:

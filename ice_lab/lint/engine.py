@@ -155,9 +155,10 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
     # Cells are joined into one script; where one does not parse, it becomes blank lines.
     where: list[tuple[int | None, int]] = []
     texts, skipped = [], []
+    tree = None
     for cell, text in cells:
         try:
-            ast.parse(text)
+            tree = ast.parse(text)
         except SyntaxError as error:
             if cell is None:
                 line = error.lineno or 1
@@ -175,7 +176,9 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
     joined = "\n".join(texts)
     all_lines = joined.split("\n")
     findings = [f for f in skipped if _wanted(f.code, select, ignore)]
-    for line, col, code, msg in check_tree(ast.parse(joined)):
+    if len(cells) != 1 or tree is None:
+        tree = ast.parse(joined)
+    for line, col, code, msg in check_tree(tree):
         if _silenced(all_lines[line - 1], code) or not _wanted(code, select, ignore):
             continue
         cell, cell_line = where[line - 1]

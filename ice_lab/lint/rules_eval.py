@@ -64,7 +64,7 @@ def _turns_grad_off(node: ast.AST) -> bool:
 
 def _has_modes(src: Source) -> bool:
     """Does the mode matter here: dropout, BatchNorm, a pretrained model, or train()?"""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call):
             name = tail(node)
             method = isinstance(node.func, ast.Attribute)
@@ -79,15 +79,15 @@ def _has_modes(src: Source) -> bool:
 def ice104(src: Source) -> Found:
     tests = {"pytest", "unittest"} & src.imports
     modes = _has_modes(src)
-    for func in ast.walk(src.tree):
+    for func in src.nodes:
         if not isinstance(func, FUNCTIONS) or not EVAL_FUNCTION.match(func.name):
             continue
         if tests and func.name.startswith("test"):
             continue
-        loops = [n for n in walk(func) if isinstance(n, LOOPS) and _model_calls(n)]
+        loops = [n for n in src.inside(func) if isinstance(n, LOOPS) and _model_calls(n)]
         if not loops or _trains(func):
             continue
-        sites = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call) and
+        sites = [n for n in src.nodes if isinstance(n, ast.Call) and
                  tail(n) == func.name and n is not func]
         scopes = [src.scope(s) for s in sites]
         if modes and not _sets_eval(func):
@@ -106,7 +106,7 @@ def ice104(src: Source) -> Found:
 
 
 def _eval_blocks(src: Source, modes: bool) -> Found:
-    for loop in ast.walk(src.tree):
+    for loop in src.nodes:
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         if not EVAL_WORDS.search(ast.unparse(loop.iter)):
@@ -117,7 +117,7 @@ def _eval_blocks(src: Source, modes: bool) -> Found:
         models = _model_calls(loop)
         if not models or _trains(loop):
             continue
-        before = [n for n in walk(scope) if isinstance(n, ast.Call) and n.lineno <=
+        before = [n for n in src.inside(scope) if isinstance(n, ast.Call) and n.lineno <=
                   loop.end_lineno and tail(n) in {"eval", "train"}]
         last = line_order(before)[-1] if before else None
         if modes and (last is None or tail(last) == "train" and not (

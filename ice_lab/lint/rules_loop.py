@@ -51,7 +51,7 @@ def zeroing_helpers(src: Source) -> set[str]:
     """Names of the file's own functions that zero gradients (``reset_grad()``)."""
     names = set()
     for name, defs in src.functions.items():
-        if any(is_zeroing(n, set()) for d in defs for n in walk(d)):
+        if any(is_zeroing(n, set()) for d in defs for n in src.inside(d)):
             names.add(name)
     return names
 
@@ -73,17 +73,17 @@ def is_zeroing(node: ast.AST, helpers: set[str]) -> bool:
 
 def ice103(src: Source) -> Found:
     helpers = zeroing_helpers(src)
-    for loop in ast.walk(src.tree):
+    for loop in src.nodes:
         if not isinstance(loop, LOOPS):
             continue
-        nodes = list(walk(loop))
+        nodes = list(src.inside(loop))
         backs = [n for n in nodes if is_backward(n)]
         steps = [n for n in nodes if is_optimizer_step(n)]
         if not backs or not steps:
             continue
         inner = [n for n in nodes if isinstance(n, LOOPS)]
-        if any(any(is_backward(m) for m in walk(i)) and any(is_optimizer_step(m) for m in
-                                                             walk(i)) for i in inner):
+        if any(any(is_backward(m) for m in src.inside(i)) and any(is_optimizer_step(m) for m in
+                                                             src.inside(i)) for i in inner):
             continue  # the innermost loop with both is the one to judge
         zeros = [n for n in nodes if is_zeroing(n, helpers)]
         if not zeros:
@@ -96,21 +96,21 @@ def ice103(src: Source) -> Found:
 
 def _step_functions(src: Source, helpers: set[str]) -> Found:
     """A ``train_step()`` with backward and step and no zero_grad, called in a loop."""
-    for func in ast.walk(src.tree):
+    for func in src.nodes:
         if not isinstance(func, FUNCTIONS):
             continue
-        nodes = list(walk(func))
+        nodes = list(src.inside(func))
         backs = [n for n in nodes if is_backward(n) and not src.loops_around(n)]
         if not backs or not any(is_optimizer_step(n) for n in nodes):
             continue
         if any(is_zeroing(n, helpers) for n in nodes):
             continue
-        for site in ast.walk(src.tree):
+        for site in src.nodes:
             if not (isinstance(site, ast.Call) and tail(site) == func.name):
                 continue
             loop = next((up for up in src.ancestors(site) if isinstance(up, LOOPS + COMPS)),
                         None)
-            if loop is not None and not any(is_zeroing(n, helpers) for n in walk(loop)):
+            if loop is not None and not any(is_zeroing(n, helpers) for n in src.inside(loop)):
                 yield backs[0], "ICE103", (f"{func.name}() calls backward() and step() but "
                                            "never zero_grad(), and runs in a loop: each "
                                            "step adds the gradients of every batch before it")
@@ -139,7 +139,7 @@ def _zero_between(backs: list, zeros: list, steps: list) -> Found:
 def _returns_detached(src: Source, name: str) -> bool:
     """A function of this file whose every ``return`` is a plain number."""
     defs = src.functions.get(name, [])
-    rets = [n.value for d in defs for n in walk(d) if isinstance(n, ast.Return) and n.value]
+    rets = [n.value for d in defs for n in src.inside(d) if isinstance(n, ast.Return) and n.value]
     return bool(rets) and all(_detached(v) for v in rets)
 
 
@@ -195,7 +195,7 @@ def _graph_refs(src: Source, expr: ast.AST, graph: set[str]) -> bool:
 def _graph_names(src: Source, loop: ast.AST) -> set[str]:
     """Names that hold a loss in this loop: backpropagated, or bound to a loss call."""
     graph, detached = set(), set()
-    for node in walk(loop):
+    for node in src.inside(loop):
         if is_backward(node) and isinstance(node.func, ast.Attribute):
             who = node.func.value
             if isinstance(who, ast.Call) and tail(who) == "scale" and who.args:
@@ -216,12 +216,12 @@ def _graph_names(src: Source, loop: ast.AST) -> set[str]:
 def _backpropagated(src: Source, scope: ast.AST, acc: str) -> bool:
     """The accumulated value (or one made from it) is backpropagated on purpose."""
     tainted = {acc}
-    assigns = [n for n in walk(scope) if isinstance(n, ast.Assign)]
+    assigns = [n for n in src.inside(scope) if isinstance(n, ast.Assign)]
     for _ in range(3):
         for node in assigns:
             if any(t in tainted for t in _names(node.value)):
                 tainted.update(dotted(t) for t in node.targets if dotted(t))
-    for node in walk(scope):
+    for node in src.inside(scope):
         if isinstance(node, ast.Call) and (tail(node) in {"backward", "manual_backward",
                                                           "grad"}):
             if tainted & _names(node):
@@ -235,7 +235,7 @@ def _names(node: ast.AST) -> set[str]:
 
 def ice101(src: Source) -> Found:
     cache: dict[ast.AST, set[str]] = {}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         acc, value = _accumulation(node)
         if value is None:
             continue
@@ -252,7 +252,7 @@ def ice101(src: Source) -> Found:
         if _backpropagated(src, scope, acc):
             continue
         returned = any(isinstance(n, ast.Return) and n.value is not None and acc in
-                       _names(n.value) for n in walk(scope))
+                       _names(n.value) for n in src.inside(scope))
         if returned and not (isinstance(scope, FUNCTIONS) and EVAL_FUNCTION.match(
                 scope.name)):
             continue  # the caller may backpropagate it
@@ -297,7 +297,7 @@ def ice107(src: Source) -> Found:
         return
     for param, name in src.passed_as(set(schedulers)).items():
         schedulers.setdefault(param, schedulers[name])
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "step"):
             continue
         made = schedulers.get(receiver(node))
@@ -318,7 +318,7 @@ def ice107(src: Source) -> Found:
             continue
         batchy = len(loops) > 1 or re.search(r"(?i)loader|batch|data|dl\b|tqdm",
                                             ast.unparse(getattr(loop, "iter", loop)))
-        if batchy and any(is_backward(n) for n in walk(loop)):
+        if batchy and any(is_backward(n) for n in src.inside(loop)):
             yield node, "ICE107", (f"{tail(made)} counts epochs but is stepped once per "
                                    "batch: its learning rate decays len(loader) times "
                                    "too fast")

@@ -77,12 +77,12 @@ def softmaxed(src: Source, expr: ast.AST, scope: ast.AST, kinds: dict[str, set[s
 def softmax_classes(src: Source) -> dict[str, set[str]]:
     """Module classes of this file whose ``forward`` returns softmax or log_softmax."""
     kinds: dict[str, set[str]] = {}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not isinstance(node, ast.ClassDef):
             continue
         for item in node.body:
             if isinstance(item, FUNCTIONS) and item.name == "forward":
-                rets = [n.value for n in walk(item) if isinstance(n, ast.Return)]
+                rets = [n.value for n in src.inside(item) if isinstance(n, ast.Return)]
                 found = {softmaxed(src, r, item, kinds) if r is not None else "" for r in rets}
                 if found and "" not in found and len(found) == 1:
                     kinds[node.name] = found
@@ -101,7 +101,7 @@ def _cross_entropy_names(src: Source) -> set[str]:
 def ice102(src: Source) -> Found:
     kinds = softmax_classes(src)
     ce_names = _cross_entropy_names(src)
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -153,7 +153,7 @@ def _can_be_zero(src: Source, expr: ast.AST, scope: ast.AST) -> str:
         if value is None or value.lineno >= expr.lineno:
             return ""
         mended = any(_mends(n, expr.id) and value.lineno < n.lineno < expr.lineno
-                     for n in walk(scope))
+                     for n in src.inside(scope))
         return "" if mended else _can_be_zero(src, value, scope)
     return ""
 
@@ -172,7 +172,7 @@ def _mends(node: ast.AST, name: str) -> bool:
 
 def ice108(src: Source) -> Found:
     kinds = softmax_classes(src)
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call):
             arg = _is_log(node)
             if arg is None:
@@ -222,7 +222,7 @@ def _last_layer(bound: ast.AST) -> str | None:
 
 
 def ice109(src: Source) -> Found:
-    for func in ast.walk(src.tree):
+    for func in src.nodes:
         if isinstance(func, FUNCTIONS) and func.name == "forward":
             yield from _forward_in_place(src, func)
         if isinstance(func, ast.Call) and tail(func) in {"Sequential", "ModuleList"}:
@@ -230,7 +230,7 @@ def ice109(src: Source) -> Found:
 
 
 def _forward_in_place(src: Source, func: ast.AST) -> Found:
-    for node in walk(func):
+    for node in src.inside(func):
         name = ""
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             name = node.target.id

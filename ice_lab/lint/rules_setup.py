@@ -31,7 +31,7 @@ GUARD = re.compile(r"(?i)cuda|gpu|device|is_available")
 def _needs_cuda(src: Source) -> bool:
     """A script that needs CUDA on purpose (one process per GPU) or says so in a flag."""
     return any(isinstance(n, ast.Call) and tail(n) in {"set_device", "init_process_group"}
-               for n in ast.walk(src.tree))
+               for n in src.nodes)
 
 
 def _guarded(src: Source, node: ast.AST) -> bool:
@@ -47,7 +47,7 @@ def _guarded(src: Source, node: ast.AST) -> bool:
 
 def _checks(src: Source) -> bool:
     return any(isinstance(n, ast.Call) and tail(n) in {"is_available", "device_count"}
-               for n in ast.walk(src.tree))
+               for n in src.nodes)
 
 
 def _hard_coded(node: ast.AST) -> bool:
@@ -65,21 +65,21 @@ def _hard_coded(node: ast.AST) -> bool:
 def ice105(src: Source) -> Found:
     if not _needs_cuda(src):
         checks = _checks(src)
-        for node in ast.walk(src.tree):
+        for node in src.nodes:
             if _hard_coded(node) and not _guarded(src, node):
                 where = "outside the is_available() check" if checks else (
                     "with no torch.cuda.is_available() check")
                 yield node, "ICE105", (f"CUDA hard-coded {where}: the script fails on a "
                                        "machine without a GPU")
-    for func in ast.walk(src.tree):
+    for func in src.nodes:
         if isinstance(func, FUNCTIONS) and func.name == "forward":
             yield from _created_in_forward(src, func)
 
 
 def _created_in_forward(src: Source, func: ast.AST) -> Found:
-    moved_names = {dotted(n.func.value) for n in walk(func) if isinstance(n, ast.Call) and
+    moved_names = {dotted(n.func.value) for n in src.inside(func) if isinstance(n, ast.Call) and
                    tail(n) in MOVED and isinstance(n.func, ast.Attribute)}
-    for node in walk(func):
+    for node in src.inside(func):
         if not (isinstance(node, ast.Call) and tail(node) in CREATORS and isinstance(
                 node.func, ast.Attribute) and dotted(node.func.value) in {"torch", "th"}):
             continue
@@ -99,7 +99,7 @@ def _created_in_forward(src: Source, func: ast.AST) -> Found:
 
 
 def ice106(src: Source) -> Found:
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not isinstance(node, ast.Call):
             continue
         name = dotted(node.func)
@@ -129,7 +129,7 @@ def _is_module(src: Source, expr: ast.AST) -> bool:
 
 
 def ice110(src: Source) -> Found:
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
             continue
         if not is_const(keyword(node, "shuffle"), True):
@@ -156,7 +156,7 @@ def ice111(src: Source) -> Found:
     holders = _generator_holders(src)
     if not holders:
         return
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
             continue
         workers = keyword(node, "num_workers")
@@ -193,22 +193,22 @@ def _is_generator(value: ast.AST) -> bool:
 def _generator_holders(src: Source) -> set[str]:
     """Dataset classes that make a generator in ``__init__`` and draw from it later."""
     found = set()
-    for cls in ast.walk(src.tree):
+    for cls in src.nodes:
         if not isinstance(cls, ast.ClassDef):
             continue
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCTIONS)}
         if "__getitem__" not in methods or "__init__" not in methods:
             continue
         stored = set()
-        for node in walk(methods["__init__"]):
+        for node in src.inside(methods["__init__"]):
             if isinstance(node, ast.Assign) and _is_generator(node.value):
                 stored |= {dotted(t) for t in node.targets if dotted(t).startswith("self.")}
         others = [m for name, m in methods.items() if name != "__init__"]
         for name in stored:
             reset = any(isinstance(n, ast.Assign) and name in {dotted(t) for t in n.targets}
-                        for m in others for n in walk(m))
+                        for m in others for n in src.inside(m))
             used = any(isinstance(n, ast.Attribute) and dotted(n) == name
-                       for m in others for n in walk(m))
+                       for m in others for n in src.inside(m))
             if used and not reset:
                 found.add(cls.name)
     return found
