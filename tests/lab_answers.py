@@ -149,7 +149,7 @@ EXERCISES: list[Exercise] = [
 ]
 
 _CHUNKS = """
-h = torch.zeros(1, cell.hidden_size)
+h = torch.zeros(inputs.shape[2], cell.hidden_size)
 losses = []
 for x_chunk, y_chunk in zip(inputs, targets):
     {start}
@@ -208,6 +208,19 @@ EXERCISES += [
           "optimizer.zero_grad()\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
           "optimizer.step()\nreturn loss",
           "Return loss.item(), a Python float"),
+        W("the update written by hand through .data at the lab's learning rate",
+          "model.zero_grad()\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
+          "for p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.05)\n"
+          "return loss.item()",
+          "with the optimizer it is given"),
+        W("the lab's global batch, cut to the length of x",
+          "optimizer.zero_grad()\nloss = F.mse_loss(model(X[:len(x)]), Y[:len(y)])\n"
+          "loss.backward()\noptimizer.step()\nreturn loss.item()",
+          "use its arguments"),
+        W("the loss measured again after the step",
+          "optimizer.zero_grad()\nF.mse_loss(model(x), y).backward()\noptimizer.step()\n"
+          "with torch.no_grad():\n    return F.mse_loss(model(x), y).item()",
+          "another number than the loss the step was computed from"),
     )),
     Exercise(AUTOGRAD, "train_chunks_detach", right=(
         R("h.detach() at the end of each chunk", chunks(end="h = h.detach()")),
@@ -228,6 +241,15 @@ EXERCISES += [
           chunks(start="h = h.detach()", update="loss.backward()",
                  after="optimizer.step()\noptimizer.zero_grad()\n"),
           "optimizer steps for 12 chunks"),
+        W("a batch of one hard-coded in the first hidden state",
+          chunks(start="h = h.detach()").replace("inputs.shape[2]", "1"),
+          "take the sizes from the cell and the data"),
+        W("the example's hidden size hard-coded",
+          chunks(start="h = h.detach()").replace("cell.hidden_size", "16"),
+          "take the sizes from the cell and the data"),
+        W("gradients never zeroed between chunks",
+          chunks(start="h = h.detach()", update="loss.backward()\n    optimizer.step()"),
+          "zero the gradients before each"),
     )),
     Exercise(AUTOGRAD, "fixed_gate_inplace", right=(
         R("torch.add", "h = torch.sigmoid(self.fc1(x))\nh = torch.add(h, self.skip(x))\n"
