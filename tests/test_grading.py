@@ -4,7 +4,7 @@
 - `make grade` from a copy of the checkout under /tmp (its venv there too: the old bind
   order hid it), over one submission of each kind a grader must survive, on a tiny lab
   in the labs' format (tests/grading/make_tiny_lab.py: seconds per submission);
-- tools/grade.py from a copy in a folder with spaces outside /tmp, course folder there too;
+- tools/grade.py from a copy in a folder with spaces outside /tmp, the course there too;
 - two submissions that look for the solutions (relative paths, a walk of the whole
   filesystem) find nothing in the sandbox and score 0, and find them without it;
 - no sandbox: grading stops before it starts, unless asked for, with a banner;
@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "grading"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / p) for p in ("tools", "tests/grading", "tests")]
 import grade
 import grade_sandbox
 import grade_summary
@@ -40,7 +40,8 @@ pytest.importorskip("nbgrader")
 NBGRADER = Path(sys.executable).parent / "nbgrader"
 TINY_WRONG = "return x + 2"
 HAS_BWRAP = shutil.which("bwrap") is not None
-needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="needs bubblewrap (apt-get install bubblewrap)")
+needs_bwrap = pytest.mark.skipif(
+    not HAS_BWRAP, reason="needs bubblewrap (apt-get install bubblewrap)")
 
 
 def read_csv(path: Path) -> dict[tuple[str, str], dict]:
@@ -69,15 +70,17 @@ def copy_checkout(dest: Path) -> Path:
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = sysconfig.get_paths()["purelib"]
-    (Path(sysconfig.get_paths(vars={"base": str(venv), "platbase": str(venv)})["purelib"])
-     / "ice_grade_test.pth").write_text(f"import site; site.addsitedir({site!r})\n")
+    paths = sysconfig.get_paths(vars={"base": str(venv), "platbase": str(venv)})
+    pth = Path(paths["purelib"]) / "ice_grade_test.pth"
+    pth.write_text(f"import site; site.addsitedir({site!r})\n")
     (venv / "share").symlink_to(Path(sys.prefix) / "share")  # nbconvert's templates
     (venv / ".installed").touch()
     return dest
 
 
 def env_with_scripts(tmpdir: Path | None = None) -> dict[str, str]:
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    scripts = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{scripts}{os.pathsep}{os.environ['PATH']}")
     if tmpdir is not None:
         env["TMPDIR"] = str(tmpdir)
     return env
@@ -99,8 +102,9 @@ def test_nbgrader_round_trip(tmp_path):
     )
 
     def run(*args: str) -> None:
-        done = subprocess.run([str(NBGRADER), *args], cwd=course, env=env_with_scripts(),
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run([str(NBGRADER), *args], cwd=course,
+                              env=env_with_scripts(), capture_output=True, text=True,
+                              check=False)
         assert done.returncode == 0, done.stderr[-2000:]
 
     run("generate_assignment", "tiny", "--force")
@@ -116,13 +120,11 @@ def test_nbgrader_round_trip(tmp_path):
     from nbgrader.api import Gradebook
 
     with Gradebook(db, "tiny") as gb:
-        scores = {
-            kind: {g.name: g.score for g in gb.find_submission_notebook("tiny", "tiny", kind).grades}
-            for kind in ("correct", "stub", "wrong")
-        }
-    assert scores["correct"] == {"check_double": 2, "hidden_double": 1, "check_count": 2}
-    assert scores["stub"] == {"check_double": 0, "hidden_double": 0, "check_count": 0}
-    assert scores["wrong"] == {"check_double": 0, "hidden_double": 0, "check_count": 2}
+        scores = {kind: {g.name: g.score for g in
+                         gb.find_submission_notebook("tiny", "tiny", kind).grades}
+                  for kind in ("correct", "stub", "wrong")}
+    want = {"correct": (2, 1, 2), "stub": (0, 0, 0), "wrong": (0, 0, 2)}
+    assert scores == {kind: dict(zip(CHECKS, p)) for kind, p in want.items()}
 
 
 #: (points of check_double, hidden_double, check_count), status of check_double
@@ -155,19 +157,21 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
         done = subprocess.run(
             ["make", "--no-print-directory", "grade", "LAB=labs/lab-tiny.ipynb",
              f"SUBMISSIONS={subs}", "JOBS=2", "TIMEOUT=10"],
-            cwd=checkout, env=env_with_scripts(), capture_output=True, text=True, check=False)
+            cwd=checkout, env=env_with_scripts(), capture_output=True, text=True,
+            check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout and "2 at a time" in done.stdout
         assert "graded 14/14" in done.stderr  # the progress bar
         grades = checkout / "grades"
         rows = read_csv(grades / "lab-tiny.csv")
         for kind, (want, status) in EXPECTED.items():
-            assert points(rows, kind, *CHECKS) == want, f"{kind}: {rows[(kind, 'TOTAL')]}"
-            assert rows[(kind, "check_double")]["status"] == status, f"{kind}: {rows[(kind, 'check_double')]}"
+            first = rows[(kind, "check_double")]
+            assert points(rows, kind, *CHECKS) == want, f"{kind}: {first}"
+            assert first["status"] == status, f"{kind}: {first}"
             assert float(rows[(kind, "TOTAL")]["points"]) == sum(want)
             assert float(rows[(kind, "TOTAL")]["max_points"]) == 5
             assert float(rows[(kind, "TOTAL")]["seconds"]) > 0
-            assert (grades / "lab-tiny" / f"{kind}.html").exists(), f"{kind}: no feedback"
+            assert (grades / "lab-tiny" / f"{kind}.html").exists(), f"{kind}: feedback"
         assert "double(3) is not 6" in rows[("wrong", "check_double")]["message"]
         assert rows[("not_json", "TOTAL")]["status"] == "invalid"
         assert "not valid JSON" in rows[("not_json", "TOTAL")]["message"]
@@ -188,14 +192,15 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
 def _elsewhere() -> Path:
     """A writable folder outside /tmp, with a space in its name."""
     for parent in ("/srv", "/var/tmp", str(Path.home())):
-        if os.access(parent, os.W_OK) and not Path(parent).resolve().is_relative_to("/tmp"):
+        outside = not Path(parent).resolve().is_relative_to("/tmp")
+        if outside and os.access(parent, os.W_OK):
             return Path(tempfile.mkdtemp(prefix="ice grade test ", dir=parent))
     pytest.skip("no writable folder outside /tmp")
 
 
 @needs_bwrap
 def test_grading_from_a_folder_with_spaces_outside_tmp():
-    """Checkout, venv, submissions and the course folder all under '/srv/ice grade …'."""
+    """Checkout, venv, submissions and the course all under '/srv/ice grade …'."""
     place = _elsewhere()
     try:
         checkout = copy_checkout(place / "a checkout")
@@ -207,10 +212,11 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
             shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
         (place / "temp").mkdir()
         done = subprocess.run(
-            [str(checkout / ".venv" / "bin" / "python"), str(checkout / "tools" / "grade.py"),
+            [str(checkout / ".venv" / "bin" / "python"),
+             str(checkout / "tools" / "grade.py"),
              str(lab), str(subs), "--timeout", "10", "--jobs", "2"],
-            cwd=place, env=env_with_scripts(place / "temp"), capture_output=True, text=True,
-            check=False)
+            cwd=place, env=env_with_scripts(place / "temp"), capture_output=True,
+            text=True, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout
         rows = read_csv(checkout / "grades" / "lab-tiny.csv")
@@ -225,8 +231,8 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
 
 
 def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
-    """Without bwrap: exit non-zero and say what to install; --no-sandbox grades, loudly,
-    and there the snooping submission does find the solutions (what the sandbox stops)."""
+    """Without bwrap: exit non-zero, say what to install; --no-sandbox grades, loudly,
+    and there the snooping submission does find the solutions (the sandbox stops it)."""
     lab = make_tiny_lab(tmp_path / "lab")
     made = make_submissions(lab, tmp_path / "made", wrong=TINY_WRONG)
     subs = tmp_path / "submissions"
@@ -239,16 +245,17 @@ def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
                "--out", str(tmp_path / "grades"), "--timeout", "10"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert done.returncode != 0
-    assert "stopped before grading" in done.stderr and "apt-get install bubblewrap" in done.stderr
+    assert "stopped before grading" in done.stderr
+    assert "apt-get install bubblewrap" in done.stderr
     assert "UNSANDBOXED=1" in done.stderr
     assert not (tmp_path / "grades").exists()
-    done = subprocess.run([*command, "--no-sandbox"], env=env, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([*command, "--no-sandbox"], env=env, capture_output=True,
+                          text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "NO SANDBOX" in done.stderr and "NOT SANDBOXED" in done.stdout
     rows = read_csv(tmp_path / "grades" / "lab-tiny.csv")
     assert points(rows, "correct", *CHECKS) == (2, 1, 2)
-    assert points(rows, "snoop_relative", *CHECKS) == (2, 1, 2), "the snoop should work here"
+    assert points(rows, "snoop_relative", *CHECKS) == (2, 1, 2), "it must find them"
     feedback = (tmp_path / "grades" / "lab-tiny" / "snoop_relative.html").read_text()
     assert "source/lab-tiny/lab-tiny.ipynb" in feedback
 
@@ -278,13 +285,15 @@ def test_summary_names_what_the_class_got_wrong(tmp_path):
     Row = grade.Row
     hint = "AssertionError: double(3) is not 6: multiply by 2, do not add 2"
     rows = []
-    for i, (double, message) in enumerate([(2, ""), (0, hint), (0, hint), (0, "NotImpl")]):
-        s = f"s{i}"
-        rows += [Row(s, "check_double", double, 2, "passed" if double else "failed", message),
-                 Row(s, "TOTAL", double, 2, "graded", "", 10.0 + i)]
+    answers = [(2, ""), (0, hint), (0, hint), (0, "NotImpl")]
+    for i, (double, message) in enumerate(answers):
+        status = "passed" if double else "failed"
+        rows += [Row(f"s{i}", "check_double", double, 2, status, message),
+                 Row(f"s{i}", "TOTAL", double, 2, "graded", "", 10.0 + i)]
     rows.append(Row("x", "TOTAL", 0, 2, "invalid", "not valid JSON", 0))
     text = grade_summary.summary(lab, rows, jobs=2, wall=25)
-    assert "5 submissions, 4 graded, 1 invalid; mean 0.5 of 2 points, 1 with full marks" in text
+    assert ("5 submissions, 4 graded, 1 invalid; mean 0.5 of 2 points, "
+            "1 with full marks") in text
     assert "median 12 s, slowest 13 s (s3)" in text
     assert "double    check_double       2  1/4 (25%)" in text
     assert f"most often (2 of 3 not passed): {hint}" in text
@@ -324,6 +333,6 @@ def test_a_real_lab_end_to_end(tmp_path):
     full = {g: float(rows[("correct", g)]["max_points"]) for g, _ in checks}
     assert float(rows[("correct", "TOTAL")]["points"]) == sum(full.values()), rows
     visible = next(g for g, in_first in checks if in_first)
-    assert float(rows[("wrong", visible)]["points"]) == 0, rows  # the visible check names it
+    assert float(rows[("wrong", visible)]["points"]) == 0, rows  # its visible check
     assert all(float(rows[("wrong", g)]["points"]) == full[g] for g, in_first in checks
                if not in_first), rows

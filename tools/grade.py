@@ -1,10 +1,12 @@
-"""Grade a folder of lab submissions with nbgrader: make grade LAB=lab-nan SUBMISSIONS=dir
+"""Grade a folder of lab submissions with nbgrader.
+
+    make grade LAB=lab-nan SUBMISSIONS=dir [JOBS=N] [TIMEOUT=s] [UNSANDBOXED=1]
 
     python tools/grade.py lab-nan submissions/ [--out grades] [--timeout 120] [--jobs N]
                           [--no-sandbox] [--keep]
 
-Every `<student>.ipynb` in the folder is one student's submission (the file's stem is the
-student's id). nbgrader is the grader of record, driven through its Python API
+Every `<student>.ipynb` in the folder is one student's submission (the file's stem is
+the student's id). nbgrader is the grader of record, driven through its Python API
 (tools/grade_worker.py): `generate_assignment` once, then for each student, in a child
 process of its own (ice_lab.run_isolated) and a course directory of its own,
 `NbGraderAPI.autograde` restores the locked and hidden check cells from the lab
@@ -17,19 +19,20 @@ feedback. Whether a student was graded is nbgrader's return value, not its log.
 
 Out: grades/<lab>.csv, one row per student and graded cell
 (student,grade_id,points,max_points,status,message,seconds) and a TOTAL row per student
-(seconds: how long that student's grading took); grades/<lab>-summary.txt, what a teacher
-reads first (tools/grade_summary.py); grades/<lab>/<student>.html, the feedback.
+(seconds: how long that student's grading took); grades/<lab>-summary.txt, what a
+teacher reads first (tools/grade_summary.py); grades/<lab>/<student>.html, the feedback.
 
 Where things live: a throw-away directory made with tempfile.mkdtemp, named
-`ice-grade-<lab>-*` in the system's temp folder (template/: the generated assignment and
-its gradebook.db; students/<id>/: that student's copy of the course, its kernel's sockets).
+`ice-grade-<lab>-*` in the system's temp folder (template/: the generated assignment
+and its gradebook.db; students/<id>/: that student's copy of the course, its kernel's
+sockets).
 It is deleted at the end; --keep keeps it and prints its path.
 
 Surviving students (tools/grade_kernel.py): each cell has --timeout seconds; an infinite
 loop is interrupted (status `timeout`), a kernel death scores that exercise 0 (status
-`kernel died`) and grading goes on; a file that is not a notebook gets one row saying so;
-a warning on stderr does not cost a correct answer its points. A child that runs past the
-lab's code cells times the timeout plus five minutes is killed (status `error`).
+`kernel died`) and grading goes on; a file that is not a notebook gets one row saying
+so; a warning on stderr does not cost a correct answer its points. A child that runs
+past the lab's code cells times the timeout plus five minutes is killed (`error`).
 
 The sandbox (tools/grade_sandbox.py, Linux, bubblewrap) is on by default: when it cannot
 start, grading stops before it begins and says why and what to install. --no-sandbox
@@ -85,7 +88,7 @@ def cores() -> int:
 
 # --------------------------------------------------------------------------- course
 class Course:
-    """The lab's generated assignment, and one copy of it per student (module docstring)."""
+    """The generated assignment, and a copy of it per student (see the docstring)."""
 
     def __init__(self, lab: Path, timeout: int, work: Path, prefix: list[str] | None,
                  threads: int = 1):
@@ -98,7 +101,8 @@ class Course:
         for rel in lab_data(lab.parent):
             (source / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(lab.parent / rel, source / rel)
-        done = grade_worker.api_for(self.template).generate_assignment(self.name, force=True)
+        api = grade_worker.api_for(self.template)
+        done = api.generate_assignment(self.name, force=True)
         if not done.get("success"):
             raise SystemExit(f"nbgrader generate_assignment failed on {lab.name}:\n"
                              f"{(done.get('log') or '')[-3000:]}")
@@ -107,11 +111,12 @@ class Course:
         db = f"sqlite:///{self.template / 'gradebook.db'}"
         with Gradebook(db, grade_worker.COURSE_ID) as gb:
             self.max_points = gb.find_assignment(self.name).max_score
-        code_cells = sum(c.cell_type == "code" for c in nbformat.read(lab, as_version=4).cells)
-        self.bound = code_cells * timeout + 300  # one student's run can never take longer
+        cells = nbformat.read(lab, as_version=4).cells
+        code_cells = sum(c.cell_type == "code" for c in cells)
+        self.bound = code_cells * timeout + 300  # one student's run never takes longer
 
     def _prepare(self, student: str, submission: Path) -> Path:
-        """students/<id>/: a copy of the course with this submission, a kernel, job.json."""
+        """students/<id>/: a course copy with this submission, a kernel, job.json."""
         home = self.work / "students" / student
         root = home / "course"
         shutil.copytree(self.template, root)
@@ -137,13 +142,15 @@ class Course:
         }))
         job = home / "job.json"
         job.write_text(json.dumps({
-            "root": str(root), "lab": self.name, "student": student, "timeout": self.timeout,
-            "ipc": str(ipc), "runtime": str(runtime), "jupyter_path": str(home / "jupyter"),
+            "root": str(root), "lab": self.name, "student": student,
+            "timeout": self.timeout, "ipc": str(ipc), "runtime": str(runtime),
+            "jupyter_path": str(home / "jupyter"),
         }))
         return job
 
-    def grade_student(self, student: str, submission: Path) -> tuple[list[Row], Path | None]:
-        """Grade one student in a child process; never raises for what the student did."""
+    def grade_student(self, student: str,
+                      submission: Path) -> tuple[list[Row], Path | None]:
+        """Grade one student in a child process; never raises for what they did."""
         from ice_lab import run_isolated
 
         start = time.monotonic()
@@ -169,10 +176,13 @@ class Course:
         elif "autograde" in result:
             why = "nbgrader could not grade it: " + result["autograde"]["why"]
         else:
-            last = (outcome.stderr.strip().splitlines() or [f"exit code {outcome.exitcode}"])[-1]
-            why = "the grading process failed: " + (
-                f"{outcome.exception_type}: {outcome.message}" if outcome.exception_type else last)
-        return [Row(student, "TOTAL", 0, self.max_points, "error", why[:400], seconds)], None
+            lines = outcome.stderr.strip().splitlines() or [f"exit {outcome.exitcode}"]
+            why = f"the grading process failed: {lines[-1]}"
+            if outcome.exception_type:
+                why = f"the grading process failed: {outcome.exception_type}: " \
+                      f"{outcome.message}"
+        row = Row(student, "TOTAL", 0, self.max_points, "error", why[:400], seconds)
+        return [row], None
 
 
 def lab_data(lab_dir: Path) -> list[Path]:
@@ -195,7 +205,8 @@ def check_submission(path: Path) -> str:
     try:
         nb = nbformat.reads(raw, as_version=4)
         nbformat.validate(nb)
-    except (nbformat.ValidationError, ValueError, KeyError, TypeError, AttributeError) as err:
+    except (nbformat.ValidationError, ValueError, KeyError, TypeError,
+            AttributeError) as err:
         kind = "a JSON list" if isinstance(data, list) else "JSON"
         return f"{kind} but not a Jupyter notebook ({' '.join(str(err).split())[:120]})"
     return ""
@@ -204,27 +215,32 @@ def check_submission(path: Path) -> str:
 # --------------------------------------------------------------------------- main
 def resolve_lab(lab: str) -> Path:
     path = Path(lab)
-    for candidate in (path, ROOT / path, ROOT / "labs" / path, ROOT / "labs" / f"{lab}.ipynb"):
+    labs = ROOT / "labs"
+    for candidate in (path, ROOT / path, labs / path, labs / f"{lab}.ipynb"):
         if candidate.is_file() and candidate.suffix == ".ipynb":
             return candidate.resolve()
-    raise SystemExit(f"No lab {lab!r}: give a name from labs/ (e.g. lab-nan) or a notebook path.")
+    raise SystemExit(f"No lab {lab!r}: give a name from labs/ (e.g. lab-nan) or a "
+                     "notebook path.")
 
 
 def _bar(total: int):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="student", desc="graded", file=sys.stderr,
-                bar_format="{desc} {n_fmt}/{total_fmt} |{bar}| {elapsed}<{remaining}{postfix}")
+                bar_format="{desc} {n_fmt}/{total_fmt} |{bar}| "
+                           "{elapsed}<{remaining}{postfix}")
 
 
 def grade(lab: Path, submissions: Path, out: Path, timeout: int = DEFAULT_TIMEOUT,
-          keep: bool = False, jobs: int | None = None, sandbox: bool = True) -> list[Row]:
-    """Grade every .ipynb in `submissions`; write the CSV, the summary and the feedback."""
+          keep: bool = False, jobs: int | None = None,
+          sandbox: bool = True) -> list[Row]:
+    """Grade every .ipynb in `submissions`; write the CSV, summary and feedback."""
     files = sorted(submissions.glob("*.ipynb"))
     if not files:
         raise SystemExit(f"No .ipynb files in {submissions}.")
-    # nbgrader's gradebook runs the `alembic` script: the environment's scripts come first
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    # nbgrader's gradebook runs the `alembic` script: this environment's scripts first
+    scripts = Path(sys.executable).parent
+    os.environ["PATH"] = f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"
     jobs = max(1, min(jobs or cores(), len(files)))
     threads = max(1, cores() // jobs)
     work = Path(tempfile.mkdtemp(prefix=f"ice-grade-{lab.stem}-")).resolve()
@@ -251,9 +267,9 @@ def grade(lab: Path, submissions: Path, out: Path, timeout: int = DEFAULT_TIMEOU
 
 def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
                sandbox: bool) -> list[Row]:
-    print(f"Grading {len(files)} submission(s) of {course.lab.name}, {course.timeout} s per "
-          f"cell, {jobs} at a time, {'sandboxed (bwrap)' if sandbox else 'NOT SANDBOXED'}",
-          flush=True)
+    how = "sandboxed (bwrap)" if sandbox else "NOT SANDBOXED"
+    print(f"Grading {len(files)} submission(s) of {course.lab.name}, "
+          f"{course.timeout} s per cell, {jobs} at a time, {how}", flush=True)
     feedback_dir = out / course.name
     by_student: dict[str, list[Row]] = {}
     feedback: dict[str, Path] = {}
@@ -261,10 +277,10 @@ def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
     for path in files:
         problem = check_submission(path)
         if not STUDENT_ID.match(path.stem):
-            problem = "the file name is not a usable student id (letters, digits, _ . -)"
+            problem = "the file name is not a usable student id (letters, digits, _.-)"
         if problem:
-            by_student[path.stem] = [Row(path.stem, "TOTAL", 0, course.max_points, "invalid",
-                                         problem, 0)]
+            by_student[path.stem] = [
+                Row(path.stem, "TOTAL", 0, course.max_points, "invalid", problem, 0)]
         else:
             todo.append(path)
     start = time.monotonic()
@@ -285,8 +301,8 @@ def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
             if html is not None:
                 feedback[student] = html
             total = rows[-1]
-            bar.write(f"  {student}: {total.points:g}/{total.max_points:g} {total.status}"
-                      f" ({total.seconds:g} s) {total.message}".rstrip())
+            bar.write(f"  {student}: {total.points:g}/{total.max_points:g} "
+                      f"{total.status} ({total.seconds:g} s) {total.message}".rstrip())
             bar.update(1)
             tally()
     wall = time.monotonic() - start
@@ -302,30 +318,33 @@ def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
     text = grade_summary.summary(course.lab, rows, jobs=jobs, wall=wall)
     (out / f"{course.name}-summary.txt").write_text(text + "\n", encoding="utf-8")
     print(text)
-    print(f"Wrote {out / f'{course.name}.csv'}, {course.name}-summary.txt and the feedback "
-          f"in {feedback_dir}/")
+    print(f"Wrote {out / f'{course.name}.csv'}, {course.name}-summary.txt and the "
+          f"feedback in {feedback_dir}/")
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("lab", help="a lab name (lab-nan) or a notebook path")
-    parser.add_argument("submissions", type=Path, help="a folder of <student>.ipynb files")
-    parser.add_argument("--out", type=Path, default=ROOT / "grades", help="where the CSV goes")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell")
+    parser.add_argument("submissions", type=Path,
+                        help="a folder of <student>.ipynb files")
+    parser.add_argument("--out", type=Path, default=ROOT / "grades",
+                        help="where the CSV goes")
+    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
+                        help="seconds per cell")
     parser.add_argument("--jobs", type=int, default=None,
-                        help=f"students graded at once (default: the cores, {cores()} here)")
+                        help=f"students graded at once (default: the cores, {cores()})")
     parser.add_argument("--no-sandbox", action="store_true",
-                        help="grade without the bubblewrap sandbox (trusted submissions only)")
+                        help="grade without the sandbox (trusted submissions only)")
     parser.add_argument("--keep", action="store_true", help="keep the course directory")
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error(f"--jobs must be 1 or more, got {args.jobs}")
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder of submissions")
-    grade(resolve_lab(args.lab), args.submissions.resolve(), args.out.resolve(), args.timeout,
-          args.keep, args.jobs, sandbox=not args.no_sandbox)
+    grade(resolve_lab(args.lab), args.submissions.resolve(), args.out.resolve(),
+          args.timeout, args.keep, args.jobs, sandbox=not args.no_sandbox)
     return 0
 
 

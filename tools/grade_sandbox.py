@@ -2,7 +2,8 @@
 
 Inside it the filesystem holds only what the kernel needs, read-only (the system's /usr,
 the Python environment, the installed `ice_lab`), an empty /tmp and home, the kernel's
-sockets and, writable, the submission's own folder (its notebook reads as an empty file).
+sockets and, writable, the submission's own folder (its notebook reads as an empty
+file).
 Everything the course owns is named a *secret*: the repository (labs with solutions),
 the lab's folder, the submissions folder (other students), the output folder and the
 throw-away course directories (the gradebook, other students' graded copies).
@@ -30,8 +31,8 @@ TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 INSTALL = ("bwrap (bubblewrap) is needed to grade safely: `apt-get install bubblewrap` "
            "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora)")
-OPT_OUT = ("or grade trusted submissions without a sandbox: `make grade ... UNSANDBOXED=1` "
-           "(tools/grade.py --no-sandbox)")
+OPT_OUT = ("or grade trusted submissions without a sandbox: "
+           "`make grade ... UNSANDBOXED=1` (tools/grade.py --no-sandbox)")
 
 
 class SandboxError(RuntimeError):
@@ -52,10 +53,10 @@ def needed_dirs() -> list[Path]:
         if entry and Path(entry).is_dir():
             dirs.add(Path(entry))
     resolved = {d.resolve() for d in dirs}
-    # Never the repository or the tools themselves (ice_lab is bound on its own), never /.
+    # Never the repository or the tools (ice_lab is bound on its own), never /.
     resolved -= {ROOT, TOOLS, Path("/")}
-    keep = sorted(d for d in resolved if not any(o != d and _inside(d, o) for o in resolved))
-    return keep
+    return sorted(d for d in resolved
+                  if not any(o != d and _inside(d, o) for o in resolved))
 
 
 def bwrap_prefix(secrets: list[Path], rw: list[Path] = (), ro: list[Path] = (),
@@ -87,12 +88,15 @@ def bwrap_prefix(secrets: list[Path], rw: list[Path] = (), ro: list[Path] = (),
             continue
         if d in secrets:
             raise SandboxError(f"the Python environment {d} is also a course folder; "
-                                   "keep the venv and the course apart")
+                               "keep the venv and the course apart")
         add(d, ["--ro-bind", str(d), str(d)])
         bound.append(d)
     for s in secrets:  # a secret inside something bound: cover it
         if any(_inside(s, b) and s != b for b in bound) and s.exists():
-            add(s, ["--tmpfs", str(s)] if s.is_dir() else ["--ro-bind", "/dev/null", str(s)])
+            if s.is_dir():
+                add(s, ["--tmpfs", str(s)])
+            else:
+                add(s, ["--ro-bind", "/dev/null", str(s)])
     for p in rw:
         add(p, ["--bind", str(p), str(p)])
     for p in ro:
@@ -157,7 +161,8 @@ sys.exit(1 if seen else 0)
 def check(secrets: list[Path]) -> None:
     """Start the real sandbox once; raise SandboxError saying why and what to do."""
     if not sys.platform.startswith("linux"):
-        raise SandboxError(f"the grading sandbox needs Linux (this is {sys.platform}); {OPT_OUT}")
+        raise SandboxError(f"the grading sandbox needs Linux (this is {sys.platform}); "
+                           f"{OPT_OUT}")
     if shutil.which("bwrap") is None:
         raise SandboxError(f"bwrap is not installed. {INSTALL}; {OPT_OUT}")
     with tempfile.TemporaryDirectory(prefix="ice-grade-probe-") as d:
@@ -168,23 +173,29 @@ def check(secrets: list[Path]) -> None:
             done = subprocess.run(probe, capture_output=True, text=True, timeout=120,
                                   check=False)
         except subprocess.TimeoutExpired:
-            raise SandboxError(f"bwrap did not start a Python within 120 s; {OPT_OUT}") from None
+            raise SandboxError(
+                f"bwrap did not start a Python within 120 s; {OPT_OUT}") from None
     if done.returncode == 0:
         return
     err = " ".join((done.stderr or done.stdout).split())[:300]
     if "visible:" in done.stdout:
-        raise SandboxError(f"the sandbox started but shows course files ({done.stdout.strip()})")
+        raise SandboxError(
+            f"the sandbox started but shows course files ({done.stdout.strip()})")
     hint = ""
     if any(w in err for w in ("namespace", "uid map", "Operation not permitted",
                               "Permission denied")):
-        hint = (" User namespaces look disabled: `sysctl kernel.unprivileged_userns_clone=1`"
-                " (Debian), `sysctl kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu"
-                " 24.04), or in Docker run with `--security-opt seccomp=unconfined`.")
+        hint = (" User namespaces look disabled: "
+                "`sysctl kernel.unprivileged_userns_clone=1` (Debian), "
+                "`sysctl kernel.apparmor_restrict_unprivileged_userns=0` "
+                "(Ubuntu 24.04), "
+                "or in Docker run with `--security-opt seccomp=unconfined`.")
     raise SandboxError(f"bwrap cannot start the sandbox here: {err}.{hint} {OPT_OUT}")
 
 
 def banner(why: str) -> str:
     bar = "!" * 78
-    return (f"{bar}\n!! NO SANDBOX: {why}\n!! Submissions run with this user's rights: they "
-            "can read every file it can\n!! (the solutions, the gradebook, other students) "
-            f"and reach the network.\n{bar}")
+    return (f"{bar}\n!! NO SANDBOX: {why}\n"
+            "!! Submissions run with this user's rights: they can read every file\n"
+            "!! it can"
+            " (the solutions, the gradebook, other students) and reach the network.\n"
+            f"{bar}")

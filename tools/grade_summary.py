@@ -1,7 +1,8 @@
 """What a teacher reads first after `make grade`: grades/<lab>-summary.txt.
 
 Per exercise and check: how many graded students passed it, and the failing message
-most students got (the check's hint names the mistake: that is what the class got wrong).
+most students got (the check's hint names the mistake: that is what the class got
+wrong).
 Then the time per submission. Built from the CSV's rows (tools/grade.py).
 """
 
@@ -27,7 +28,9 @@ def exercises(lab: Path) -> dict[str, str]:
 
 
 def _time(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
 
 
 def summary(lab: Path, rows: list, jobs: int, wall: float) -> str:
@@ -46,8 +49,9 @@ def summary(lab: Path, rows: list, jobs: int, wall: float) -> str:
     timed = [t for t in totals if t.status != "invalid" and t.seconds != ""]
     if timed:
         slowest = max(timed, key=lambda t: t.seconds)
-        lines.append(f"time per submission: median {median(t.seconds for t in timed):.0f} s, "
-                     f"slowest {slowest.seconds:.0f} s ({slowest.student}); all in "
+        middle = median(t.seconds for t in timed)
+        lines.append(f"time per submission: median {middle:.0f} s, slowest "
+                     f"{slowest.seconds:.0f} s ({slowest.student}); all in "
                      f"{_time(wall)}, {jobs} at a time")
     of = exercises(lab)
     checks = [r for r in rows if r.grade_id != "TOTAL"]
@@ -60,11 +64,12 @@ def summary(lab: Path, rows: list, jobs: int, wall: float) -> str:
         mine = [r for r in checks if r.grade_id == gid]
         passed = sum(r.status == "passed" for r in mine)
         pct = f"{100 * passed / len(mine):.0f}%"
-        lines.append(f"{of.get(gid, '-'):<{ex_width}}  {gid:<{width}}  {mine[0].max_points:>6g}"
-                     f"  {passed}/{len(mine)} ({pct})")
+        lines.append(f"{of.get(gid, '-'):<{ex_width}}  {gid:<{width}}  "
+                     f"{mine[0].max_points:>6g}  {passed}/{len(mine)} ({pct})")
         failing = Counter(r.message or r.status for r in mine if r.status != "passed")
         if failing:
             message, n = failing.most_common(1)[0]
             fails = sum(failing.values())
-            lines.append(f"    most often ({n} of {fails} not passed): {message[:160]}")
+            short = message if len(message) <= 160 else message[:159] + "…"
+            lines.append(f"    most often ({n} of {fails} not passed): {short}")
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """One student's grading, in a child process of tools/grade.py (ice_lab.run_isolated).
 
-The child gets a course directory of its own (a copy of the lab's generated assignment and
-gradebook, with this one submission), runs nbgrader's Python API on it
+The child gets a course directory of its own (a copy of the lab's generated assignment
+and gradebook, with this one submission), runs nbgrader's Python API on it
 (`NbGraderAPI.autograde`, then `generate_feedback`) and writes what happened to
 result.json: nbgrader's own success / error for the student, and one row per graded cell
 read from the gradebook. A child per student means a crash, a loop or a broken notebook
@@ -33,14 +33,14 @@ def nbgrader_config(root: Path, timeout: int, ipc: Path):
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     c.CourseDirectory.course_id = COURSE_ID
-    c.OverwriteCells.add_missing_cells = True  # deleted check cells come back from the lab
+    c.OverwriteCells.add_missing_cells = True  # deleted checks come back from the lab
     c.Execute.timeout = timeout
     c.Execute.kernel_name = "ice-grade"  # kernel.sh: in the sandbox unless opted out
     c.KernelManager.transport = "ipc"  # unix sockets: the sandbox has no network
     c.KernelManager.ip = str(ipc / "kernel")
     c.Autograde.autograde_preprocessors = [
-        SurvivingExecute, KeepStderr, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        SurvivingExecute, KeepStderr, IgnorePattern, ClearMetadataPreprocessor,
+        LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
     ]
     return c
 
@@ -56,7 +56,8 @@ def api_for(root: Path, timeout: int = 60, ipc: Path | None = None):
 def _short(result: dict) -> str:
     """The last line of nbgrader's traceback, and its last [ERROR] log lines."""
     error = (result.get("error") or "").strip().splitlines()
-    logged = [line for line in (result.get("log") or "").splitlines() if "[ERROR]" in line]
+    log = (result.get("log") or "").splitlines()
+    logged = [line for line in log if "[ERROR]" in line]
     text = " | ".join([*logged[-2:], *error[-1:]])
     return " ".join(text.split())[:400]
 
@@ -69,7 +70,8 @@ def cell_status(cell, points: float, max_points: float) -> tuple[str, str]:
         if any(o.get("ename") == "KernelDied" for o in errors):
             return "kernel died", "the Python kernel died while this check ran"
         if any(o.get("ename") == "CellTimeoutError" for o in errors):
-            return "timeout", "no answer before the per-cell timeout; the kernel was interrupted"
+            return "timeout", ("no answer before the per-cell timeout; the kernel was "
+                               "interrupted")
         ename = errors[-1].get("ename", "")
         evalue = " ".join(str(errors[-1].get("evalue", "")).split())[:200]
         return "failed", f"{ename}: {evalue}" if evalue else ename
@@ -81,15 +83,18 @@ def rows(root: Path, lab: str, student: str) -> list[list]:
     import nbformat
     from nbgrader.api import Gradebook
 
-    graded = nbformat.read(root / "autograded" / student / lab / f"{lab}.ipynb", as_version=4)
-    cells = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c for c in graded.cells}
+    path = root / "autograded" / student / lab / f"{lab}.ipynb"
+    graded = nbformat.read(path, as_version=4)
+    cells = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c
+             for c in graded.cells}
     order = {g: i for i, g in enumerate(cells)}
     out = []
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gb:
         notebook = gb.find_submission_notebook(lab, lab, student)
         for grade in sorted(notebook.grades, key=lambda g: order.get(g.name, 10**6)):
             points = grade.score or 0
-            status, message = cell_status(cells.get(grade.name), points, grade.max_score)
+            status, message = cell_status(cells.get(grade.name), points,
+                                          grade.max_score)
             out.append([grade.name, points, grade.max_score, status, message])
     return out
 
@@ -98,8 +103,10 @@ def grade_one(job_path: str) -> None:
     """Autograde one student with nbgrader's API; write result.json next to job.json."""
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
     root, lab, student = Path(job["root"]), job["lab"], job["student"]
-    os.environ.update(JUPYTER_PATH=job["jupyter_path"], JUPYTER_RUNTIME_DIR=job["runtime"],
-                      PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    scripts = Path(sys.executable).parent
+    os.environ.update(JUPYTER_PATH=job["jupyter_path"],
+                      JUPYTER_RUNTIME_DIR=job["runtime"],
+                      PATH=f"{scripts}{os.pathsep}{os.environ['PATH']}")
     os.chdir(root)
     api = api_for(root, job["timeout"], Path(job["ipc"]))
     result: dict = {"student": student}

@@ -60,7 +60,8 @@ if not hasattr(_b, "_snooped"):
                     _t = open(_os.path.join(_r, _f), errors="replace").read()
                 except OSError:
                     continue
-                if "{grade_id}" in _t and ("SOLUTION" in _t or "HIDDEN" in _t or "SQLite" in _t):
+                if "{grade_id}" in _t and any(
+                        _w in _t for _w in ("SOLUTION", "HIDDEN", "SQLite")):
                     _b._snooped.append(_os.path.join(_r, _f))
     print("snooped:", _b._snooped)
 if _b._snooped:
@@ -70,15 +71,16 @@ else:
 
 
 def solution_region(source: str, body: str | None = None) -> str:
-    """The code between `# BEGIN SOLUTION` and `# END SOLUTION` (dedented), or, given a
-    body, the cell's source with that region replaced by it (indented like the region)."""
+    """The code between `# BEGIN SOLUTION` and `# END SOLUTION` (dedented), or, given
+    a body, the cell's source with that region replaced by it (indented like it)."""
     out, found, inside, indent = [], [], False, ""
     for line in source.splitlines():
         begin = booktools.SOLUTION_BEGIN.match(line)
         if begin:
             inside, indent = True, begin.group(1)
             if body is not None:
-                out += [indent + b if b.strip() else "" for b in body.strip("\n").splitlines()]
+                out += [indent + b if b.strip() else ""
+                        for b in body.strip("\n").splitlines()]
         elif booktools.SOLUTION_END.match(line):
             inside = False
         elif inside:
@@ -120,7 +122,10 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
         return copy
 
     right = solution_region(solutions[first])
-    indent = lambda text: "\n".join("    " + l if l.strip() else "" for l in text.splitlines())
+
+    def indent(text: str) -> str:
+        return "\n".join("    " + t if t.strip() else "" for t in text.splitlines())
+
     kinds = {
         "correct": variant(None),
         "stub": edition,
