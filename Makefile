@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# Pyodide, for the book's "Explain an error" page (fetched from npm by `make book`)
+PYODIDE := tools/pyodide/node_modules/.package-lock.json
 # Executed outputs must not depend on timing or hash order (see tools/booktools.py).
 export TQDM_DISABLE := 1
 export PYTHONHASHSEED := 0
@@ -39,12 +41,19 @@ $(STAMP): pyproject.toml constraints/ci.txt
 	$(PY) -m pip install --quiet -c constraints/ci.txt -e ".[book,test,lab,export,browser,teach]"
 	touch $@
 
-book: $(STAMP)
+book: $(STAMP) $(PYODIDE)
 	$(VENV)/bin/jupyter-book build . --builder html
+	$(PY) tools/pyodide/build_site.py _build/html
 	@echo "HTML book: _build/html/index.html"
 
-book-strict: $(STAMP)
+book-strict: $(STAMP) $(PYODIDE)
 	$(VENV)/bin/jupyter-book build . --builder html $(JB_STRICT)
+	$(PY) tools/pyodide/build_site.py _build/html
+
+# Pyodide for the "Explain an error" page (book/explain-online.md), the version pinned in
+# tools/pyodide/package-lock.json, from the npm registry; never committed.
+$(PYODIDE): tools/pyodide/package.json tools/pyodide/package-lock.json
+	npm ci --prefix tools/pyodide --no-audit --no-fund
 
 # Pass 1: unit tests, notebook conventions and strict nbval over every notebook.
 # Pass 2: strict nbval over every notebook again, each a bare copy alone in a temporary
