@@ -23,6 +23,7 @@ __all__ = [
     "TorchCompatWarning",
     "MissingTorchFeature",
     "TorchDispatchMode",
+    "UnwrappedDispatchMode",
     "storage_key",
     "current_autograd_node",
     "no_dispatch_modes",
@@ -95,6 +96,27 @@ def _torch_dispatch_mode() -> type:
 
 #: The base class of ``MemoryBudget``'s tracker and ``watch_nonfinite_ops``.
 TorchDispatchMode: type = _torch_dispatch_mode()
+
+
+def _unwrapped_dispatch_mode() -> type:
+    if not hasattr(TorchDispatchMode, "_should_skip_dynamo"):
+        return TorchDispatchMode  # an older torch: __torch_dispatch__ is called as written
+
+    class UnwrappedDispatchMode(TorchDispatchMode):  # type: ignore[misc, valid-type]
+        """A mode whose ``__torch_dispatch__`` torch calls directly: without this, torch
+        wraps it in ``torch._dynamo.disable`` (two Python frames per op, which doubles
+        what a mode adds to a small step). The mode must then not run inside
+        ``torch.compile``d code."""
+
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            return False
+
+    return UnwrappedDispatchMode
+
+
+#: The base class of ``watch_nonfinite_ops``, which runs on every op.
+UnwrappedDispatchMode: type = _unwrapped_dispatch_mode()
 
 
 def no_dispatch_modes() -> ContextManager[Any]:

@@ -343,7 +343,7 @@ def test_without_version_counter_the_watcher_still_names_the_module(monkeypatch)
         _torch_compat._degraded("Tensor._version", "test")
         return None
 
-    monkeypatch.setattr("ice_lab.nonfinite.version_counter", no_version)
+    monkeypatch.setattr("ice_lab.nonfinite.modules.version_counter", no_version)
     model = zero_row_model(True)
     with pytest.warns(_torch_compat.TorchCompatWarning, match="Tensor._version"):
         with pytest.raises(NonFiniteError) as info:

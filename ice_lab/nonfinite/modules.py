@@ -1,97 +1,25 @@
-"""Find where the first NaN or Inf appears: which module, which pass, which aten op.
+"""Which layer made the NaN, in which pass? ``watch_nonfinite(model)``, hooks on modules.
 
-Two tools, both context managers that raise :class:`NonFiniteError` at the *first* place a
-NaN/Inf shows up, instead of letting it spread until the loss prints ``nan``:
-
-* ``watch_nonfinite(model)`` hooks every submodule: forward outputs, and (with
-  ``backward=True``) the gradients flowing back through them and into the parameters. It
-  names the module, e.g. ``net.2 (Linear)``, and the pass. Cheap enough to leave on while
-  you debug a training loop.
-* ``watch_nonfinite_ops()`` is a ``TorchDispatchMode`` that checks the output of every aten
-  op, inside modules or not, forward and backward. It names the op (``aten.log.default``),
-  so a NaN made in a hand-written loss or softmax is caught where it is made. Slower.
-
-An Inf in a loss computed *outside* the model is caught by ``watch_nonfinite_ops`` at the
-op that made it; ``watch_nonfinite`` only sees the model, so it reports the non-finite
-gradient that the loss sends back into the model's output during ``backward()``.
-
-Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
-(``book/toolkit.ipynb``).
+An Inf in a loss computed *outside* the model is not seen here in the forward pass;
+``watch_nonfinite`` reports the non-finite gradient that the loss sends back into the
+model's output during ``backward()`` (``watch_nonfinite_ops`` names the op that made it).
+Taught in the Numerics chapter (``book/numerics.ipynb``).
 """
 
 from __future__ import annotations
 
-import cmath
-import math
 import weakref
 from types import TracebackType
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import torch
 from torch import nn
-from ._torch_compat import TorchDispatchMode, current_autograd_node, tree_leaves, version_counter
-from .summary import summary
 
-__all__ = ["NonFiniteError", "watch_nonfinite", "watch_nonfinite_ops"]
+from .._torch_compat import version_counter
+from ..summary import summary
+from .error import NonFiniteError, is_finite, tensors
 
-
-class NonFiniteError(RuntimeError):
-    """NaN or Inf found by ``watch_nonfinite`` or ``watch_nonfinite_ops``.
-
-    Attributes:
-        where: the module (``"net.2 (Linear)"``) or aten op (``"aten.log.default"``).
-        phase: ``"forward"``, ``"backward"`` (module watcher) or ``"op"`` (op-level mode).
-        tensor_summary: ``summary()`` of the offending tensor.
-
-    The message's first line says where (``"non-finite values (NaN/Inf) in the forward
-    output of net.2 (Linear)"``; ``ice_lab.explain`` files it under kind ``nonfinite``);
-    the tensor's summary follows on the next line, then what to look at. The first line
-    holds no measured value, so a notebook that quotes it prints the same on every CPU. Taught in the Numerics chapter (``book/numerics.ipynb``).
-    """
-
-    def __init__(self, message: str, *, where: str = "", phase: str = "", tensor_summary: str = "") -> None:
-        super().__init__(message)
-        self.where = where
-        self.phase = phase
-        self.tensor_summary = tensor_summary
-
-    def __reduce__(self) -> Any:  # picklable (DataLoader workers, child processes)
-        return (_rebuild, (type(self), str(self), self.where, self.phase, self.tensor_summary))
-
-
-def _rebuild(cls: type, message: str, where: str, phase: str, tensor_summary: str) -> NonFiniteError:
-    return cls(message, where=where, phase=phase, tensor_summary=tensor_summary)
-
-
-def _is_finite(t: torch.Tensor) -> bool:
-    """True unless ``t`` holds a NaN/Inf. Cheap: one reduction, one scalar read.
-
-    A sum is finite whenever every element is; only when the sum is not (overflow, or a
-    real NaN/Inf) is the exact element-wise test run. Tensors without values (meta, fake,
-    sparse, wrapped by functorch transforms) count as finite: the watcher never breaks code.
-    """
-    if not (t.is_floating_point() or t.is_complex()) or t.is_meta or t.layout != torch.strided:
-        return True
-    try:
-        value = t.detach().sum().item()
-        if isinstance(value, float) and math.isfinite(value):
-            return True
-        if isinstance(value, complex) and cmath.isfinite(value):
-            return True
-        return bool(torch.isfinite(t.detach()).all())
-    except Exception:
-        return True
-
-
-def _tensors(obj: Any) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (tuple, list)) and all(isinstance(x, torch.Tensor) for x in obj):
-        return list(obj)
-    try:
-        return [x for x in tree_leaves(obj) if isinstance(x, torch.Tensor)]
-    except Exception:
-        return []
+__all__ = ["watch_nonfinite"]
 
 
 def _hook_alive(handle: Any) -> bool:
@@ -140,10 +68,9 @@ class watch_nonfinite:
     nodes), also when an error is raised, and nothing is left in your tensors or model:
     the watcher keeps its notes in itself, so the model pickles. Entering the same watcher twice
     at once raises ``RuntimeError``. Cost: one reduction and one scalar read per module
-    output and per gradient, plus a few microseconds of Python per hook: about 1.15x the
-    step time of an MNIST-sized MLP on one CPU thread (``benchmarks/nonfinite_overhead.py``;
-    ``detect_anomaly`` is about 2x there), more on a model whose steps take well under a
-    millisecond. On a GPU every check waits for the GPU (one scalar read each).
+    output and per gradient, plus a few microseconds of Python per hook
+    (``benchmarks/nonfinite_overhead.py`` measures it against ``detect_anomaly``). On a
+    GPU every check waits for the GPU (one scalar read each).
 
     Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
     (``book/toolkit.ipynb``).
@@ -219,17 +146,17 @@ class watch_nonfinite:
         def hook(mod: nn.Module, args: Any, output: Any) -> None:
             if not self._active:
                 return
-            outs = _tensors(output)
+            outs = tensors(output)
             last = self._last_ok
             for t in outs:
                 if last is not None and last[0]() is t and last[1] is not None and last[1] == version_counter(t):
                     continue  # a container returning its last child's output: checked already
-                if not _is_finite(t):
+                if not is_finite(t):
                     raise self._forward_error(label, t, args)
             if outs:
                 self._last_ok = (weakref.ref(outs[-1]), version_counter(outs[-1]))
             if self.backward and torch.is_grad_enabled():
-                for t in _tensors(args):  # inputs first: an in-place module returns its input
+                for t in tensors(args):  # inputs first: an in-place module returns its input
                     if t.requires_grad:
                         self._role(t, ("in", name, label), output=False)
                 for t in outs:
@@ -283,11 +210,12 @@ class watch_nonfinite:
             pass
 
     def _node_prehook(self, roles: list[tuple[str, str, str]], index: int):
-        check = self._grad_hook(roles)
-
         def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
-            if index < len(grad_outputs):
-                check(grad_outputs[index])
+            if index >= len(grad_outputs) or not self._active:
+                return
+            grad = grad_outputs[index]
+            if grad is not None and not is_finite(grad):
+                raise self._backward_error(roles, grad)
 
         return prehook
 
@@ -295,7 +223,7 @@ class watch_nonfinite:
         def hook(grad: torch.Tensor) -> None:
             if not self._active or grad is None:
                 return
-            if _is_finite(grad):
+            if is_finite(grad):
                 return
             raise self._backward_error(roles, grad)
 
@@ -303,7 +231,7 @@ class watch_nonfinite:
 
     def _param_hook(self, label: str, pname: str):
         def hook(grad: torch.Tensor) -> None:
-            if not self._active or grad is None or _is_finite(grad):
+            if not self._active or grad is None or is_finite(grad):
                 return
             s = summary(grad)
             raise NonFiniteError(
@@ -324,8 +252,8 @@ class watch_nonfinite:
         s = summary(t)
         bad_inputs = []
         with torch.no_grad():
-            for i, a in enumerate(_tensors(args)):
-                if not _is_finite(a):
+            for i, a in enumerate(tensors(args)):
+                if not is_finite(a):
                     bad_inputs.append(f"  input {i}: {summary(a)}")
         if bad_inputs:
             why = (
@@ -381,93 +309,3 @@ class watch_nonfinite:
                 "the exact op."
             )
         return NonFiniteError(text, where=where, phase="backward", tensor_summary=s)
-
-
-# Ops whose output is uninitialised memory: NaN there is not a bug.
-_UNINITIALISED = frozenset(
-    {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted", "resize_", "set_"}
-)
-
-
-class watch_nonfinite_ops(TorchDispatchMode):
-    """Raise :class:`NonFiniteError` at the first aten op whose output holds NaN/Inf.
-
-    Usage::
-
-        with ice_lab.watch_nonfinite_ops():
-            loss = my_loss(model(x), y)
-            loss.backward()
-
-    Every floating-point output of every aten op run inside the block is checked: in
-    modules, in plain tensor code (a hand-written loss or softmax), and in the backward pass
-    (the message then names the autograd node too). The error names the op, e.g.
-    ``aten.log.default``, with ``summary()`` of its output and of its tensor inputs, and
-    says whether the inputs were already non-finite (then the NaN/Inf came from before the
-    block: data or parameters).
-
-    Args:
-        allow: op names (``"masked_fill"`` or ``"aten.masked_fill.Scalar"``) allowed to
-            produce NaN/Inf on purpose, e.g. an attention mask filled with ``-inf``.
-
-    Uninitialised outputs (``torch.empty``) are never checked. Slower than
-    :class:`watch_nonfinite` (every op goes through Python): use it to pin down an op once
-    the module watcher has named the module. Taught in the Numerics chapter
-    (``book/numerics.ipynb``); shown on the toolkit page (``book/toolkit.ipynb``).
-    """
-
-    def __init__(self, *, allow: Iterable[str] = ()) -> None:
-        super().__init__()
-        if isinstance(allow, str):
-            allow = (allow,)
-        try:
-            names = [a for a in allow]
-        except TypeError:
-            raise TypeError(f"allow must be a list of op names such as ['masked_fill'], got {allow!r}.") from None
-        for a in names:
-            if not isinstance(a, str):
-                raise TypeError(f"allow must contain op names (strings) such as 'masked_fill', got {a!r}.")
-        self.allow = frozenset(a.removeprefix("aten.") for a in names)
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        packet = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else str(func)
-        if packet in _UNINITIALISED or packet in self.allow:
-            return out
-        name = str(func)
-        if name.removeprefix("aten.") in self.allow:
-            return out
-        for t in _tensors(out):
-            if not _is_finite(t):
-                raise self._error(name, t, args, kwargs)
-        return out
-
-    @staticmethod
-    def _error(name: str, t: torch.Tensor, args: Any, kwargs: Any) -> NonFiniteError:
-        s = summary(t)
-        lines = []
-        bad = False
-        for i, a in enumerate(_tensors((args, kwargs))):
-            if i >= 6:
-                lines.append("  ...")
-                break
-            lines.append(f"  input {i}: {summary(a)}")
-            bad = bad or not _is_finite(a)
-        node = current_autograd_node()
-        during = f" during the backward pass (autograd node {node.name()})" if node is not None else ""
-        if bad:
-            why = (
-                "Its inputs already held NaN/Inf, so they were made before this block "
-                "(in the data, or in parameters already damaged by an earlier step)."
-            )
-        elif not lines:
-            why = "It has no tensor inputs: it created these values itself."
-        else:
-            why = "Its inputs were all finite, so this op made the NaN/Inf."
-        inputs = ("\n" + "\n".join(lines)) if lines else ""
-        return NonFiniteError(
-            f"non-finite values (NaN/Inf) produced by {name}{during}\n{s}{inputs}\n{why}",
-            where=name,
-            phase="op",
-            tensor_summary=s,
-        )
