@@ -7,7 +7,11 @@ alike:
   a printed line (``expect``, ``run_isolated``, ``summary``, ``estimate_peak`` quote
   PyTorch's messages with it);
 * ``format_bytes(n)``: ``"1.50 MiB"``, binary units like PyTorch's OOM messages;
-* ``check_int(name, value, minimum)``: a whole-number argument, or a clear error.
+* ``error_line(error)``: ``"TypeName: first line"``, how a tool quotes an exception;
+* ``check_int(name, value, minimum)``: a whole-number argument, or a clear error;
+* ``check_number(name, value, ...)``: a real-number argument (seconds, a rate, a size),
+  or a clear error. Both raise ``TypeError`` for a wrong type (a string, a bool) and
+  ``ValueError`` for a number out of range, everywhere in ``ice_lab``.
 
 Private: learners meet these through the tools that use them (the Tensors chapter's
 ``expect``, the Devices chapter's ``MemoryBudget``).
@@ -15,11 +19,14 @@ Private: learners meet these through the tools that use them (the Tensors chapte
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from typing import Any
 
-__all__ = ["first_line", "format_bytes", "check_int", "QUOTE_LIMIT"]
+__all__ = [
+    "first_line", "error_line", "format_bytes", "check_int", "check_number", "QUOTE_LIMIT"
+]
 
 #: Characters of an error's first line that ``first_line`` keeps (a quoted PyTorch message
 #: in a notebook output; longer lines end in "…").
@@ -47,6 +54,13 @@ def first_line(error_or_text: BaseException | str | None, limit: int = QUOTE_LIM
     return line
 
 
+def error_line(error: BaseException, limit: int = QUOTE_LIMIT) -> str:
+    """``"TypeName: first line of its message"`` (``first_line``), or the type name alone
+    when the message is empty: how every tool quotes an exception on one line."""
+    line = first_line(error, limit)
+    return f"{type(error).__name__}: {line}" if line else type(error).__name__
+
+
 def format_bytes(n: float) -> str:
     """``"1.50 MiB"``: bytes in binary units with two decimals, like PyTorch's OOM messages.
 
@@ -72,3 +86,33 @@ def check_int(name: str, value: Any, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}.")
     return int(value)
+
+
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    positive: bool = False,
+    unit: str = "",
+) -> float:
+    """``value`` as a ``float`` if it is a real number (``int``, ``float`` or a NumPy
+    number, never ``bool``), finite, ``> 0`` when ``positive``, and within ``minimum`` /
+    ``maximum``; otherwise a ``TypeError`` (not a number) or ``ValueError`` (out of range)
+    that names the argument, what it got and what to pass instead. ``unit`` (``"seconds"``)
+    is said in the message.
+    """
+    what = f"a number of {unit}" if unit else "a number"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}.")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}.")
+    if positive and not number > 0:
+        raise ValueError(f"{name} must be {what} greater than 0, got {value!r}.")
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be at least {minimum:g}, got {value!r}.")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g}, got {value!r}.")
+    return number

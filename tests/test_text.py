@@ -1,10 +1,12 @@
-"""ice_lab._text: one first-line helper, one byte formatter, one integer check."""
+"""ice_lab._text: one first-line quoter, one byte formatter, one integer and one number check."""
 
 import numpy as np
 import pytest
 
 import ice_lab.memory
-from ice_lab._text import QUOTE_LIMIT, check_int, first_line, format_bytes
+from ice_lab._text import (
+    QUOTE_LIMIT, check_int, check_number, error_line, first_line, format_bytes,
+)
 
 
 def test_first_line_of_an_exception_and_of_text():
@@ -56,3 +58,36 @@ def test_data_and_train_share_the_check():
     assert ice_lab.data._check_int is check_int
     assert ice_lab.train._check_int is check_int
     assert ice_lab.train.fit.__module__ == "ice_lab.train"
+
+
+@pytest.mark.parametrize("value", [2, 0.5, np.float32(1.5), np.int64(4)])
+def test_check_number_accepts_real_numbers(value):
+    out = check_number("timeout", value, positive=True, unit="seconds")
+    assert out == float(value) and type(out) is float
+
+
+@pytest.mark.parametrize("value", [True, "2", None, 1 + 2j])
+def test_check_number_refuses_a_wrong_type_with_a_type_error(value):
+    with pytest.raises(TypeError, match="timeout must be a number of seconds, got"):
+        check_number("timeout", value, positive=True, unit="seconds")
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, match",
+    [
+        (0, {"positive": True}, "greater than 0, got 0"),
+        (-1, {"minimum": 0}, "at least 0, got -1"),
+        (1.5, {"maximum": 1}, "at most 1, got 1.5"),
+        (float("nan"), {}, "finite number, got nan"),
+        (float("inf"), {"positive": True}, "finite number, got inf"),
+    ],
+)
+def test_check_number_refuses_a_value_out_of_range_with_a_value_error(value, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        check_number("rate", value, **kwargs)
+
+
+def test_error_line_quotes_type_and_first_line():
+    assert error_line(ValueError("bad\nsecond line")) == "ValueError: bad"
+    assert error_line(KeyboardInterrupt()) == "KeyboardInterrupt"
+    assert error_line(RuntimeError("x" * 50), limit=10) == "RuntimeError: xxxxxxxxx…"
