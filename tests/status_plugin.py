@@ -27,7 +27,9 @@ import status  # noqa: E402
 class StatusRecorder:
     """Sums per notebook the durations and outcomes of its cells' reports."""
 
-    def __init__(self, path: Path, pass_id: str, root: Path) -> None:
+    def __init__(
+        self, path: Path, pass_id: str, root: Path, started_in: Path | None = None
+    ) -> None:
         if pass_id not in status.PASSES:
             raise pytest.UsageError(
                 f"ICE_STATUS_PASS={pass_id!r}: set it to one of "
@@ -37,6 +39,7 @@ class StatusRecorder:
         self.path = path
         self.pass_id = pass_id
         self.root = root
+        self.dirs = [root] + ([started_in] if started_in else [])
         self.notebooks: dict[str, dict[str, Any]] = {}
         self.unit = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -58,16 +61,28 @@ class StatusRecorder:
             self._entry(file)["failed"].add(f"{file} (collection)")
 
     def _entry(self, file: str) -> dict[str, Any]:
-        """A notebook's running totals; its hash is taken when its first report comes,
-        so an edit made while the run goes on does not pass for tested."""
-        if file not in self.notebooks:
-            path = self.root / file
-            self.notebooks[file] = {
+        """A notebook's running totals, under its name in the repository.
+
+        The name is the file's last two parts (``book/numerics.ipynb``), so that a bare
+        copy (tests/bare_folders.py: ``book-numerics/book/numerics.ipynb``) counts as
+        its notebook. Its hash and cell counts are taken when its first report comes, so
+        an edit made while the run goes on does not pass for tested.
+        """
+        name = "/".join(Path(file).parts[-2:])
+        if name not in self.notebooks:
+            # A node id is relative to the root directory, or, for a file outside it
+            # (a bare copy under /tmp while the sanitize file's pyproject.toml made the
+            # repository the root), to the directory pytest was started in.
+            found_in = [d / file for d in self.dirs if (d / file).exists()]
+            path = found_in[0] if found_in else Path(file)
+            found = path.exists()
+            self.notebooks[name] = {
                 "seconds": 0.0,
                 "failed": set(),
-                "sha256": status.notebook_hash(path) if path.exists() else "",
+                "sha256": status.notebook_hash(path) if found else "",
+                **(status.cell_counts(path) if found else {}),
             }
-        return self.notebooks[file]
+        return self.notebooks[name]
 
     def results(self) -> dict[str, dict[str, Any]]:
         return {
@@ -76,9 +91,11 @@ class StatusRecorder:
                 "seconds": entry["seconds"],
                 "failed_cells": len(entry["failed"]),
                 "sha256": entry["sha256"],
+                "cells": entry["cells"],
+                "code_cells": entry["code_cells"],
             }
             for name, entry in self.notebooks.items()
-            if (self.root / name).exists()
+            if entry["sha256"]
         }
 
     def run_info(self) -> dict[str, Any]:
@@ -123,6 +140,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not path.is_absolute():
         path = Path(config.invocation_params.dir) / path
     recorder = StatusRecorder(
-        path, os.environ.get("ICE_STATUS_PASS", ""), config.rootpath
+        path,
+        os.environ.get("ICE_STATUS_PASS", ""),
+        config.rootpath,
+        Path(config.invocation_params.dir),
     )
     config.pluginmanager.register(recorder, "ice-status-recorder")

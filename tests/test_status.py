@@ -152,6 +152,7 @@ def _report(nodeid: str, when: str, outcome: str, duration: float) -> SimpleName
     )
 
 
+@pytest.mark.kernel
 def test_the_plugin_sums_each_notebooks_cells_and_writes_the_file(tmp_path):
     _notebook(tmp_path / "book" / "a.ipynb")
     _notebook(tmp_path / "labs" / "b.ipynb")
@@ -179,6 +180,22 @@ def test_the_plugin_sums_each_notebooks_cells_and_writes_the_file(tmp_path):
     assert status.changed(data, ["book/a.ipynb"], root=tmp_path) == {
         "book/a.ipynb": "pass 2 never ran it"
     }
+
+
+def test_a_bare_copy_counts_as_its_notebook(tmp_path):
+    """tests/bare_folders.py puts book/a.ipynb at <dest>/book-a/book/a.ipynb, outside
+    the root directory: it is recorded as book/a.ipynb, with the copy's hash."""
+    copy = _notebook(tmp_path / "bare" / "book-a" / "book" / "a.ipynb")
+    recorder = status_plugin.StatusRecorder(
+        tmp_path / "status.json", "2", ROOT, started_in=tmp_path / "bare"
+    )
+    recorder.pytest_runtest_logreport(
+        _report("book-a/book/a.ipynb::Cell 0", "call", "passed", 2.0)
+    )
+    results = recorder.results()
+    assert list(results) == ["book/a.ipynb"]
+    assert results["book/a.ipynb"]["sha256"] == status.notebook_hash(copy)
+    assert results["book/a.ipynb"]["cells"] == 3
 
 
 def test_the_plugin_refuses_an_unknown_pass(tmp_path):

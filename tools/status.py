@@ -151,8 +151,9 @@ def record_pass(
     """Merge one pass into ``data`` and return it.
 
     ``results`` maps a notebook path (relative to ``root``) to ``{"result": "passed" |
-    "failed", "seconds": float, "failed_cells": int, "sha256": str}`` (the hash of the
-    file as tested; taken now when absent). Notebooks this pass did not run
+    "failed", "seconds": float, "failed_cells": int, "sha256": str, "cells": int,
+    "code_cells": int}`` (the hash and counts of the file as tested; read from
+    ``root`` now when absent). Notebooks this pass did not run
     keep what an earlier run recorded. ``run`` describes the pass (versions, machine).
     """
     if pass_id not in PASSES:
@@ -167,7 +168,10 @@ def record_pass(
     for name, result in sorted(results.items()):
         path = Path(root) / name
         entry = data["notebooks"].setdefault(name, {"passes": {}})
-        entry.update(cell_counts(path))
+        if "cells" in result:
+            entry.update(cells=result["cells"], code_cells=result["code_cells"])
+        else:
+            entry.update(cell_counts(path))
         entry["passes"][pass_id] = {
             "result": result["result"],
             "seconds": round(float(result["seconds"]), 1),
