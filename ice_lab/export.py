@@ -10,9 +10,8 @@ agree, by how much they differ, and what error the artefact raised, if it raised
     >>> print(report)            # one line per run, then the verdict
     >>> assert report.ok         # every run agreed, within the tolerance
 
-``export_warnings`` records what an exporter warns about (``TracerWarning``, deprecation
-notices) and keeps torch's export log lines off the screen, so a notebook can print the
-warnings short: category and first sentence.
+``export_warnings`` (what did the exporter warn about?) lives in ``export_warnings.py``;
+the Export chapter imports both from here.
 
 Taught in the Export chapter (``book/export.ipynb``); every Verify step of the Export lab
 (``labs/lab-export.ipynb``) calls ``check_export``.
@@ -20,19 +19,15 @@ Taught in the Export chapter (``book/export.ipynb``); every Verify step of the E
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import os
-import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import torch
 from torch import nn
 
-from ._text import check_int, first_line
+from ._text import check_int, check_number, error_line, first_line
+from .export_warnings import CaughtWarnings, export_warnings
 
 __all__ = ["check_export", "ExportReport", "RunResult", "export_warnings", "CaughtWarnings"]
 
@@ -145,7 +140,7 @@ def _error_text(error: BaseException) -> str:
     if text.startswith(_TORCHSCRIPT_WRAPPER):
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         return first_line(lines[-1]) if lines else type(error).__name__
-    return f"{type(error).__name__}: {first_line(text)}"
+    return error_line(error)
 
 
 def _as_inputs(value: Any, what: str) -> Inputs:
@@ -288,7 +283,7 @@ class _Preserved:
 # --------------------------------------------------------------------------- the check
 def check_export(
     model: nn.Module,
-    example_inputs: torch.Tensor | Sequence[torch.Tensor],
+    batch: torch.Tensor | Sequence[torch.Tensor],
     exported: Any,
     *,
     batch_sizes: Sequence[int] = (1, 3, 32),
@@ -302,8 +297,8 @@ def check_export(
         model: the original ``nn.Module``. It is run as it is (its mode is not changed,
             and the report says whether it was in eval mode); its buffers and the random
             state are restored afterwards.
-        example_inputs: the inputs the export was made with: a tensor, or a tuple with one
-            tensor per argument of ``forward``, batch in dim 0.
+        batch: the example inputs the export was made with: a tensor, or a tuple with
+            one tensor per argument of ``forward``, batch in dim 0.
         exported: a ``torch.jit.ScriptModule`` (``trace``/``script``), a
             ``torch.export.ExportedProgram``, or an ONNX model run with onnxruntime: the
             path of the ``.onnx`` file, the ``ONNXProgram`` that ``torch.onnx.export``
@@ -327,12 +322,10 @@ def check_export(
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be the original nn.Module, got {type(model).__name__}.")
-    example = _as_inputs(example_inputs, "example_inputs")
+    example = _as_inputs(batch, "batch")
     sizes = [check_int("each batch size", n, 1) for n in batch_sizes]
     extras = [_as_inputs(x, f"extra_inputs[{i}]") for i, x in enumerate(extra_inputs)]
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise ValueError(f"{name} must be a number >= 0, got {value!r}.")
+    rtol, atol = check_number("rtol", rtol, minimum=0), check_number("atol", atol, minimum=0)
     kind, run_exported = _runner(exported)
 
     cases: list[tuple[str, Inputs]] = [("example inputs", example)]
@@ -363,101 +356,3 @@ def check_export(
                 run.error, run.failed_side = err, "comparison"
                 run.max_abs, run.max_rel, run.agree = [], [], []
     return ExportReport(kind, in_eval, float(rtol), float(atol), runs)
-
-
-# --------------------------------------------------------------------------- warnings
-_FIRST_SENTENCE = re.compile(r"^(.{40,}?[.!?])\s")
-_LOG_PREFIXES = ("torch", "onnxscript", "onnx_ir")
-
-
-def _export_loggers() -> list[logging.Logger]:
-    """torch's loggers that print by themselves (torch._logging gives many of them their
-    own stderr handler), and those of the ONNX exporter's libraries."""
-    found = [logging.getLogger(p) for p in _LOG_PREFIXES]
-    for name, logger in list(logging.Logger.manager.loggerDict.items()):
-        if (
-            isinstance(logger, logging.Logger)
-            and name.split(".")[0] in _LOG_PREFIXES
-            and (logger.handlers or not logger.propagate)
-            and logger not in found
-        ):
-            found.append(logger)
-    return found
-
-
-class CaughtWarnings:
-    """What ``export_warnings`` recorded: the warnings, torch's log lines, and what was
-    written to stderr (torch.export prints the partial graph of a failed export there)."""
-
-    def __init__(self) -> None:
-        self.warnings: list[warnings.WarningMessage] = []
-        self.log_lines: list[str] = []
-        self.stderr = ""
-
-    def lines(self) -> list[str]:
-        """``Category: first sentence`` for each distinct warning, in order."""
-        seen: dict[str, None] = {}
-        for w in self.warnings:
-            text = first_line(str(w.message))
-            m = _FIRST_SENTENCE.match(text)
-            seen[f"{w.category.__name__}: {m.group(1) if m else text}"] = None
-        return list(seen)
-
-    def categories(self) -> list[str]:
-        return list(dict.fromkeys(w.category.__name__ for w in self.warnings))
-
-    def show(self) -> None:
-        """Print ``lines()``, one per line (no file names, no paths)."""
-        for line in self.lines():
-            print(line)
-
-
-class _Collect(logging.Handler):
-    def __init__(self, sink: list[str]) -> None:
-        super().__init__(logging.WARNING)  # what torch would have printed; not its debug trace
-        self.sink = sink
-
-    def emit(self, record: logging.LogRecord) -> None:
-        line = first_line(record.getMessage())
-        if line:
-            self.sink.append(f"{record.levelname}: {line}")
-
-
-class export_warnings:
-    """Record every warning raised in the block, torch's export log lines and whatever is
-    written to stderr, instead of printing them (their printed form names files on this
-    machine). Warnings and log lines stay available on the returned ``CaughtWarnings``::
-
-        with export_warnings() as caught:
-            traced = torch.jit.trace(model, x)
-        caught.show()        # TracerWarning: Converting a tensor to a Python boolean ...
-
-    Errors are not touched: an exception raised in the block propagates as usual.
-    Taught in the Export chapter (``book/export.ipynb``).
-    """
-
-    def __enter__(self) -> CaughtWarnings:
-        self.caught = CaughtWarnings()
-        self._warnings = warnings.catch_warnings(record=True)
-        self.caught.warnings = self._warnings.__enter__()
-        warnings.simplefilter("always")
-        self._handler = _Collect(self.caught.log_lines)
-        self._saved: list[tuple[logging.Logger, list[logging.Handler], bool]] = []
-        for logger in _export_loggers():
-            self._saved.append((logger, logger.handlers[:], logger.propagate))
-            logger.handlers = [self._handler]
-            logger.propagate = False
-        self._stderr = io.StringIO()
-        self._redirect = contextlib.redirect_stderr(self._stderr)
-        self._redirect.__enter__()
-        return self.caught
-
-    def __exit__(self, *exc: Any) -> bool:
-        self._redirect.__exit__(*exc)
-        self.caught.stderr = self._stderr.getvalue()
-        for logger, handlers, propagate in self._saved:
-            logger.handlers = handlers
-            logger.propagate = propagate
-        self._warnings.__exit__(*exc)
-        return False
-
