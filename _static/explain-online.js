@@ -4,9 +4,19 @@
 // ice_lab.explain source (_static/ice_lab_explain.zip, written by make book) and calls it.
 (function () {
   "use strict";
+  // The theme loads this script in <head>: remember where it came from, wait for the body.
+  const staticUrl = new URL(".", document.currentScript.src);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => page(staticUrl));
+  } else {
+    page(staticUrl);
+  }
+})();
+
+function page(staticUrl) {
+  "use strict";
   const root = document.getElementById("explain-online");
   if (!root) return;
-  const staticUrl = new URL(".", document.currentScript.src);
   const bookUrl = new URL("../", staticUrl);
   const input = document.getElementById("explain-input");
   const button = document.getElementById("explain-button");
@@ -91,4 +101,4 @@ def page_explain(text):
       "). In a notebook: from ice_lab import explain; explain(err).";
     root.dataset.ready = "failed";
   });
-})();
+}

@@ -54,6 +54,7 @@ class LogError:
     rank: Optional[int] = None
     launcher: bool = False
     offset: int = 0
+    complete: bool = True  # False: a traceback cut before its exception line
 
 
 def _line_bounds(text: str, pos: int) -> tuple[int, int]:
@@ -111,7 +112,7 @@ def _traceback_block(text: str, start: int, prefix: str) -> tuple[str, int]:
             in_message = True
             continue
         lines.append(raw)
-    return "\n".join(lines), kept_until
+    return "\n".join(lines), kept_until, in_message
 
 
 def find_errors(text: str) -> list[LogError]:
@@ -130,7 +131,7 @@ def find_errors(text: str) -> list[LogError]:
             continue
         if what == "tb":
             prefix = text[start:pos]
-            block, covered[rank] = _traceback_block(text, pos, prefix)
+            block, covered[rank], complete = _traceback_block(text, pos, prefix)
         else:
             line = text[start:end]
             body = line.strip()
@@ -138,9 +139,9 @@ def find_errors(text: str) -> list[LogError]:
                     or "Warning:" in line):
                 continue
             block = _RANK.sub("", line, count=1).strip()
-            covered[rank] = end
+            covered[rank], complete = end, True
         launcher = pos >= report_at or "ChildFailedError" in block
-        found.append(LogError(block, 0, rank, launcher, start))
+        found.append(LogError(block, 0, rank, launcher, start, complete))
     _number_lines(text, found)
     return found
 
@@ -163,9 +164,10 @@ def failing_rank(text: str) -> Optional[int]:
 def root_cause(text: str, errors: list[LogError]) -> tuple[Optional[LogError], Optional[int]]:
     """The error to explain, and the failing rank when torchrun's report names one: the last
     error of that rank, else the traceback the report quotes, else the last error of the
-    log that is not the launcher's own (toolkit chapter, book/toolkit.ipynb)."""
+    log that is not the launcher's own, nor a traceback cut before its message (toolkit chapter, book/toolkit.ipynb)."""
     rank = failing_rank(text)
     own = [e for e in errors if not e.launcher]
+    own = [e for e in own if e.complete] or own  # a traceback cut before its message says little
     if rank is not None:
         of_rank = [e for e in own if e.rank == rank]
         if of_rank:
