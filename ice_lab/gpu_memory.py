@@ -89,13 +89,13 @@ def _meta_copy(model: nn.Module, optimizer: torch.optim.Optimizer | None) -> tup
 
 def estimate_peak(
     model: nn.Module,
-    example_batch: Any,
+    batch: Any,
     loss_fn: Callable[..., torch.Tensor],
     optimizer: torch.optim.Optimizer | None,
 ) -> int:
     """Peak bytes of one training step, computed on the ``meta`` device: nothing is allocated.
 
-    The step is ``loss = loss_fn(model(inputs), targets)`` (``example_batch`` a pair
+    The step is ``loss = loss_fn(model(inputs), targets)`` (``batch`` a pair
     ``(inputs, targets)``) or ``loss = loss_fn(model(batch))`` (a single tensor), then
     ``loss.backward()`` and ``optimizer.step()`` — state creation included (Adam's two
     moments on its first step). It runs on a meta twin of the model and optimizer (same
@@ -106,9 +106,9 @@ def estimate_peak(
     already present, optimizer state, the batch — plus the peak of what the step allocates,
     with the model's output and the loss referenced until the step ends (as in
     ``out = model(x); loss = loss_fn(out, y); loss.backward(); optimizer.step()``). On the
-    CPU it matches ``MemoryBudget``'s measurement of that step to the byte for MLPs, CNNs
-    (BatchNorm, Dropout, pooling) and embeddings with SGD, Adam and AdamW (torch 2.14).
-    It is tensor storage: a GPU adds the CUDA context and allocator rounding on top
+    CPU it agrees with ``MemoryBudget``'s measurement of that step (``tests/test_memory.py``
+    compares them on MLPs, CNNs and embeddings with SGD, Adam and AdamW). It is tensor
+    storage: a GPU adds the CUDA context and allocator rounding on top
     (``torch.cuda.max_memory_allocated`` is usually a few percent higher). Code in
     ``loss_fn`` that needs values (``.item()``, ``if loss > 0``) sees 0 / False.
 
@@ -123,14 +123,14 @@ def estimate_peak(
         raise TypeError(
             f"optimizer must be a torch.optim.Optimizer (or None to leave out the step), got {type(optimizer).__name__}."
         )
-    if isinstance(example_batch, torch.Tensor):
-        inputs, targets, pair = example_batch, None, False
-    elif isinstance(example_batch, (tuple, list)) and len(example_batch) == 2:
-        (inputs, targets), pair = example_batch, True
+    if isinstance(batch, torch.Tensor):
+        inputs, targets, pair = batch, None, False
+    elif isinstance(batch, (tuple, list)) and len(batch) == 2:
+        (inputs, targets), pair = batch, True
     else:
         raise TypeError(
-            "example_batch must be one batch as the model takes it: a pair (inputs, targets) or a "
-            f"single tensor, got {type(example_batch).__name__}."
+            "batch must be one batch as the model takes it: a pair (inputs, targets) or a "
+            f"single tensor, got {type(batch).__name__}."
         )
     twin, twin_opt, existing = _meta_copy(model, optimizer)
     batch_tensors = [t for t in tree_leaves((inputs, targets)) if isinstance(t, torch.Tensor)]

@@ -24,10 +24,11 @@ from typing import Any, Union
 import torch
 
 from ._storage_tracker import _Tracker, _TrackingMode
-from ._text import check_int, format_bytes  # format_bytes re-exported: ice_lab.memory.format_bytes
-from .gpu_memory import cap_gpu_memory, estimate_peak  # re-exported: the older import path
+from ._text import check_int, format_bytes
+# ice_lab/__init__.py finds these two here until its table points at gpu_memory: then drop.
+from .gpu_memory import cap_gpu_memory, estimate_peak  # noqa: F401
 
-__all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "estimate_peak", "cap_gpu_memory", "parse_bytes", "format_bytes"]
+__all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "parse_bytes"]
 
 _UNITS = {
     "b": 1,

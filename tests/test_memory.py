@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from ice_lab import MemoryBudget, cap_gpu_memory, estimate_peak, memory_trace
-from ice_lab.memory import format_bytes, parse_bytes
+from ice_lab._text import format_bytes
+from ice_lab.memory import parse_bytes
 
 MiB = 2**20
 

@@ -27,7 +27,7 @@ def test_first_line_is_shortened_with_an_ellipsis():
         first_line("x", limit=0)
 
 
-def test_format_bytes_is_one_function_reexported_by_memory():
+def test_format_bytes_is_the_one_memory_uses():
     assert ice_lab.memory.format_bytes is format_bytes
     assert format_bytes(1536 * 1024) == "1.50 MiB"
     assert format_bytes(512) == "512 bytes"
