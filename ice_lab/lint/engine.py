@@ -48,7 +48,7 @@ CELL_MAGIC_WRITEFILE = re.compile(r"^%%(writefile|file)\b")
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: where it is, its code and the message that names the chapter."""
+    """One problem: where, its code, and a message naming the chapter (Debugging chapter)."""
 
     path: str
     line: int
@@ -101,7 +101,8 @@ def message(code: str, detail: str) -> str:
 
 
 def check_tree(tree: ast.Module) -> list[tuple[int, int, str, str]]:
-    """Every finding in a parsed tree as ``(line, col, code, message)``, sorted.
+    """Every finding in a parsed tree as ``(line, col, code, message)``, sorted
+    (Debugging chapter).
 
     This is what the flake8 plugin calls; ``col`` is 0-based, as in ``ast``.
     """
@@ -192,7 +193,8 @@ def _keep(findings: list[Finding], lines: list[str], select, ignore) -> list[Fin
 
 
 def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]:
-    """A notebook's code cells as ``(cell number, Python text)``, numbered from 1.
+    """A notebook's code cells as ``(cell number, Python text)``, numbered from 1
+    (Debugging chapter, 'Lint before you run').
 
     IPython lines (``%magic``, ``!shell``) become blank lines, so line numbers still
     match; a cell magic other than ``%%writefile`` makes the whole cell blank.

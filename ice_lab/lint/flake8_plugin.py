@@ -14,7 +14,7 @@ from .engine import check_tree
 
 
 class Plugin:
-    """flake8's view of ``ice_lab.lint``: one tree in, ``(line, col, text, type)`` out."""
+    """flake8's view of ``ice_lab.lint`` (Debugging chapter): a tree in, findings out."""
 
     name = "ice-lab-lint"
     version = __version__
