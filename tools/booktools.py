@@ -345,7 +345,9 @@ def lab_header_source(nb: nbformat.NotebookNode, path: Path | str) -> str:
         f"[Open the exercise in Colab]({colab_url(Path('student') / name)}) "
         "(the student edition, without solutions; save it with File > Download to hand it in)\n\n"
         f"**{count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
-        "This page is the full lab: each solution is folded under its exercise, for self-study."
+        "This page is the full lab: each solution is folded under its exercise, for self-study.\n\n"
+        "An error you do not recognise? `explain(err)` in the notebook, or paste it into "
+        "[Explain an error](../book/explain-online.md) (in the browser, no kernel needed)."
     )
 
 
