@@ -26,6 +26,7 @@ from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import Dataset, TensorDataset, get_worker_info
 
 from ._text import check_int as _check_int
+from ._text import check_number
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -57,9 +58,8 @@ BIAS_TRUE: float = 1.0
 
 # --------------------------------------------------------------------------- argument checks
 def _check_fraction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-        raise TypeError(f"{name} must be a number between 0 and 1, got {type(value).__name__} {value!r}.")
-    if not 0.0 < float(value) < 1.0:
+    value = check_number(name, value)
+    if not 0.0 < value < 1.0:
         raise ValueError(f"{name} must be strictly between 0 and 1 (e.g. 0.15), got {value}.")
     return float(value)
 
@@ -158,8 +158,7 @@ def synthetic_regression(n: int = 1000, seed: int = 0, noise: float = 0.1) -> tu
     """
     n = _check_int("n", n, 1)
     seed = _check_int("seed", seed, 0)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-        raise ValueError(f"noise must be a non-negative number (the standard deviation), got {noise!r}.")
+    noise = check_number("noise", noise, minimum=0)
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(n, 3, generator=gen)
     y = x @ torch.tensor(W_TRUE) + BIAS_TRUE + float(noise) * torch.randn(n, generator=gen)
@@ -321,9 +320,7 @@ class SlowDataset(Dataset):
 
     def __init__(self, n: int = 256, delay: float = 0.002) -> None:
         self.n = _check_int("n", n, 1)
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 1:
-            raise ValueError(f"delay is in seconds, between 0 and 1 (e.g. 0.002), got {delay!r}.")
-        self.delay = float(delay)
+        self.delay = check_number("delay", delay, minimum=0, maximum=1, unit="seconds")
 
     def __len__(self) -> int:
         return self.n
@@ -348,8 +345,7 @@ class NoisyDigits(Dataset):
     """
 
     def __init__(self, noise: float = 0.1, seed: int = 0, n: int | None = None) -> None:
-        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-            raise ValueError(f"noise must be a non-negative standard deviation, got {noise!r}.")
+        noise = check_number("noise", noise, minimum=0)
         images, labels = _digits()
         count = len(labels) if n is None else min(_check_int("n", n, 1), len(labels))
         self.clean = torch.from_numpy(images[:count] / 16.0).float().unsqueeze(1)

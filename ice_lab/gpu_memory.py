@@ -13,7 +13,6 @@ Devices chapter (``book/devices.ipynb``); shown on the toolkit page (``book/tool
 from __future__ import annotations
 
 import copy
-import math
 from types import TracebackType
 from typing import Any, Callable
 
@@ -21,7 +20,7 @@ import torch
 from torch import nn
 
 from ._storage_tracker import _storage, _Tracker, _TrackingMode
-from ._text import first_line
+from ._text import check_number, first_line
 from ._torch_compat import storage_key, tree_leaves, tree_map
 
 __all__ = ["estimate_peak", "cap_gpu_memory"]
@@ -194,10 +193,7 @@ class cap_gpu_memory:
     """
 
     def __init__(self, gib: float, device: int | str | torch.device | None = None) -> None:
-        if isinstance(gib, bool) or not isinstance(gib, (int, float)):
-            raise TypeError(f"gib must be a number of GiB such as 2 or 0.5, got {type(gib).__name__} {gib!r}.")
-        if not gib > 0 or math.isinf(gib):
-            raise ValueError(f"gib must be a positive number of GiB, got {gib!r}.")
+        gib = check_number("gib", gib, positive=True, unit="GiB")
         if not torch.cuda.is_available():
             raise RuntimeError(
                 "cap_gpu_memory() caps a CUDA GPU, and there is no CUDA device here; on CPU use "

@@ -26,7 +26,6 @@ from __future__ import annotations
 import builtins
 import importlib
 import json
-import math
 import os
 import signal
 import subprocess
@@ -36,7 +35,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-from ._text import first_line
+from ._text import check_number, first_line
 
 __all__ = ["IsolatedResult", "NotImportableError", "importable_name", "run_isolated"]
 
@@ -310,10 +309,7 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
     device-side assert that would ruin the kernel's CUDA context; shown on the toolkit page
     (``book/toolkit.ipynb``).
     """
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}.")
-    if not timeout > 0 or math.isinf(timeout):
-        raise ValueError(f"timeout must be a positive, finite number of seconds, got {timeout!r}.")
+    timeout = check_number("timeout", timeout, positive=True, unit="seconds")
     job = _job_for(fn_or_source)
     job["path"] = [p for p in sys.path if isinstance(p, str)]
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")

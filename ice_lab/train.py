@@ -33,6 +33,7 @@ from torch import nn
 
 from .progress import tqdm
 from ._text import check_int as _check_int
+from ._text import check_number
 
 __all__ = ["History", "fit", "evaluate", "overfit_one_batch"]
 
@@ -250,8 +251,7 @@ def fit(
     epochs = _check_int("epochs", epochs, 1)
     accumulation_steps = _check_int("accumulation_steps", accumulation_steps, 1)
     if clip_grad_norm is not None:
-        if isinstance(clip_grad_norm, bool) or not isinstance(clip_grad_norm, (int, float)) or not clip_grad_norm > 0:
-            raise ValueError(f"clip_grad_norm must be a positive number or None, got {clip_grad_norm!r}.")
+        clip_grad_norm = check_number("clip_grad_norm", clip_grad_norm, positive=True)
     if scheduler is not None and not hasattr(scheduler, "step"):
         raise TypeError(f"scheduler must have a .step() method, got {type(scheduler).__name__}.")
     if _is_plateau(scheduler) and val_loader is None:
