@@ -4,7 +4,8 @@ Writes 1,000 training scripts into a temporary folder (every rule's true positiv
 miss and idiom from tests/lint_cases/, and a longer training script with a model, two
 loops and a checkpoint, varied by a number so no two files are equal), then runs the
 command on the folder in a fresh process, as a learner would, and times it. Prints the
-files per second and the seconds for the folder (target: under 10 s on 2 cores).
+files per second, the seconds for the folder (target: under 10 s on 2 cores) and the
+CPU seconds the process used, which a busy machine does not inflate.
 
     python benchmarks/lint_speed.py [--files 1000]
 """
@@ -12,6 +13,7 @@ files per second and the seconds for the folder (target: under 10 s on 2 cores).
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -92,15 +94,20 @@ def main() -> int:
         folder = Path(tmp)
         write_corpus(folder, args.files)
         lines = sum(p.read_text().count("\n") for p in folder.iterdir())
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", str(folder)],
                              capture_output=True, text=True, cwd=ROOT)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     findings = run.stdout.count("\n")
     print(f"ice-lab lint on {args.files} files ({lines} lines) in one folder, one process:")
     print(f"  {seconds:.2f} s for the folder, {args.files / seconds:.0f} files/s "
           f"(exit status {run.returncode}, {findings} findings)")
-    print(f"  target: under 10 s -> {'met' if seconds < 10 else 'NOT met'}")
+    print(f"  CPU time of that process: {cpu:.2f} s ({args.files / cpu:.0f} files per CPU "
+          "second; on a busy machine the wall time grows, the CPU time does not)")
+    print(f"  target: under 10 s -> {'met' if seconds < 10 else 'NOT met'} (wall time)")
     return 0
 
 
