@@ -17,7 +17,7 @@ import re
 from types import TracebackType
 from typing import Pattern, Union
 
-from ._text import first_line
+from ._text import error_line, first_line
 
 __all__ = ["expect", "Provoked"]
 
@@ -127,8 +127,7 @@ class expect:
             if not isinstance(exc, Exception):
                 return False  # KeyboardInterrupt, SystemExit, ...: never swallowed
             raise AssertionError(
-                f"Expected {self._expected()} ({self.what}), but got "
-                f"{type(exc).__name__}: {first_line(str(exc))}"
+                f"Expected {self._expected()} ({self.what}), but got {error_line(exc)}"
             ) from exc
         message = str(exc)
         if self.pattern is not None and not self.pattern.search(message):

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from ._storage_tracker import _storage, _Tracker, _TrackingMode
-from ._text import check_number, first_line
+from ._text import check_number, error_line
 from ._torch_compat import storage_key, tree_leaves, tree_map
 
 __all__ = ["estimate_peak", "cap_gpu_memory"]
@@ -158,9 +158,8 @@ def estimate_peak(
 
 
 def _meta_failure(stage: str, err: Exception) -> RuntimeError:
-    first = first_line(err)
     return RuntimeError(
-        f"estimate_peak() could not run {stage} on the meta device ({type(err).__name__}: {first}). "
+        f"estimate_peak() could not run {stage} on the meta device ({error_line(err)}). "
         "Ops whose output shape depends on values (nonzero, boolean-mask indexing), control flow "
         "on tensor values, and ops without a meta kernel cannot be estimated. Measure instead: run "
         "one step on a small batch inside ice_lab.MemoryBudget() and scale with the batch size."

@@ -22,7 +22,7 @@ from typing import Iterator
 
 import torch
 
-from ._text import first_line
+from ._text import error_line
 from ._torch_compat import no_dispatch_modes, sparse_values
 
 __all__ = ["summary"]
@@ -189,8 +189,7 @@ def summary(t: torch.Tensor) -> str:
         with no_dispatch_modes(), torch.no_grad():
             return head + " " + _values_part(t)
     except Exception as err:
-        first = first_line(err)
-        return f"{head} (statistics unavailable: {type(err).__name__}: {first})"
+        return f"{head} (statistics unavailable: {error_line(err)})"
 
 
 def _values_part(t: torch.Tensor) -> str:
