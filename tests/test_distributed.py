@@ -46,7 +46,7 @@ def workdir(tmp_path, monkeypatch):
     """A folder with the chapter's scripts in scripts/ (as its %%writefile cells write
     them), as the working directory; after the test, no process started from it may be
     alive."""
-    assert len(write_scripts(ROOT / "book" / "distributed.ipynb", tmp_path)) == 4
+    assert len(write_scripts(ROOT / "book" / "distributed.ipynb", tmp_path)) == 5
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     left = processes_mentioning(str(tmp_path))
