@@ -408,7 +408,8 @@ def _versions(data: dict[str, Any]) -> list[str]:
     lines.append("")
     if unit:
         lines += [
-            f"Unit tests in pass 1: {unit.get('passed', 0)} passed, "
+            "Tests outside the notebooks that ran in the same pytest run as pass 1: "
+            f"{unit.get('passed', 0)} passed, "
             f"{unit.get('failed', 0)} failed, {unit.get('skipped', 0)} skipped.",
             "",
         ]
