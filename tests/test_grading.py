@@ -1,6 +1,5 @@
 """Grading with nbgrader (tools/grade.py and its grade_* modules; book/teachers.md).
 
-- a plain nbgrader round trip: generate_assignment, autograde, scores in the gradebook;
 - `make grade` from a copy of the checkout under /tmp (its venv there too: the old bind
   order hid it), over one submission of each kind a grader must survive, on a tiny lab
   in the labs' format (tests/grading/make_tiny_lab.py: seconds per submission);
@@ -36,8 +35,9 @@ from make_tiny_lab import make_tiny_lab
 
 import student
 
+pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
+
 pytest.importorskip("nbgrader")
-NBGRADER = Path(sys.executable).parent / "nbgrader"
 TINY_WRONG = "return x + 2"
 HAS_BWRAP = shutil.which("bwrap") is not None
 needs_bwrap = pytest.mark.skipif(
@@ -86,47 +86,6 @@ def env_with_scripts(tmpdir: Path | None = None) -> dict[str, str]:
     return env
 
 
-def test_nbgrader_round_trip(tmp_path):
-    """generate_assignment -> submissions -> autograde -> the gradebook's scores."""
-    lab = make_tiny_lab(tmp_path / "lab")
-    course = tmp_path / "course"
-    (course / "source" / "tiny").mkdir(parents=True)
-    shutil.copyfile(lab, course / "source" / "tiny" / "tiny.ipynb")
-    shutil.copytree(lab.parent / "data", course / "source" / "tiny" / "data")
-    db = f"sqlite:///{course / 'gradebook.db'}"
-    (course / "nbgrader_config.py").write_text(
-        f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n"
-        f"c.CourseDirectory.db_url = {db!r}\n"
-        "c.CourseDirectory.course_id = 'tiny'\nc.Execute.timeout = 30\n"
-        "c.OverwriteCells.add_missing_cells = True\n"
-    )
-
-    def run(*args: str) -> None:
-        done = subprocess.run([str(NBGRADER), *args], cwd=course,
-                              env=env_with_scripts(), capture_output=True, text=True,
-                              check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-
-    run("generate_assignment", "tiny", "--force")
-    release = nbformat.read(course / "release" / "tiny" / "tiny.ipynb", as_version=4)
-    text = "\n".join(c.source for c in release.cells)
-    assert "return 2 * x" not in text and "double(-4)" not in text
-    made = make_submissions(lab, tmp_path / "made", wrong=TINY_WRONG)
-    for kind in ("correct", "stub", "wrong"):
-        dest = course / "submitted" / kind / "tiny"
-        dest.mkdir(parents=True)
-        shutil.copyfile(made[kind], dest / "tiny.ipynb")
-    run("autograde", "tiny", "--force")
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db, "tiny") as gb:
-        scores = {kind: {g.name: g.score for g in
-                         gb.find_submission_notebook("tiny", "tiny", kind).grades}
-                  for kind in ("correct", "stub", "wrong")}
-    want = {"correct": (2, 1, 2), "stub": (0, 0, 0), "wrong": (0, 0, 2)}
-    assert scores == {kind: dict(zip(CHECKS, p)) for kind, p in want.items()}
-
-
 #: (points of check_double, hidden_double, check_count), status of check_double
 EXPECTED = {
     "correct": ((2, 1, 2), "passed"),
@@ -136,7 +95,6 @@ EXPECTED = {
     "check_deleted": ((0, 0, 2), "failed"),
     "infinite_loop": ((0, 0, 2), "timeout"),
     "os_exit": ((0, 0, 2), "kernel died"),
-    "segfault": ((0, 0, 2), "kernel died"),
     "snoop": ((0, 0, 2), "failed"),  # it finds neither the source nor the gradebook
     "snoop_relative": ((0, 0, 2), "failed"),
     "stderr_warning": ((2, 1, 2), "passed"),
@@ -153,6 +111,7 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
         lab = make_tiny_lab(checkout / "labs")
         subs = tmp_path / "submissions"
         make_submissions(lab, subs, wrong=TINY_WRONG)
+        (subs / "segfault.ipynb").unlink()  # os_exit shows the same recovery
         (subs / "bad name!.ipynb").write_text((subs / "correct.ipynb").read_text())
         done = subprocess.run(
             ["make", "--no-print-directory", "grade", "LAB=labs/lab-tiny.ipynb",
@@ -161,7 +120,7 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
             check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout and "2 at a time" in done.stdout
-        assert "graded 14/14" in done.stderr  # the progress bar
+        assert "graded 13/13" in done.stderr  # the progress bar
         grades = checkout / "grades"
         rows = read_csv(grades / "lab-tiny.csv")
         for kind, (want, status) in EXPECTED.items():
@@ -182,8 +141,8 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
             assert "snooped: []" in feedback, f"{snoop} found files it must not see"
         summary = (grades / "lab-tiny-summary.txt").read_text()
         assert summary in done.stdout
-        assert "14 submissions, 11 graded, 3 invalid" in summary
-        assert "check_double" in summary and "2/11" in summary
+        assert "13 submissions, 10 graded, 3 invalid" in summary
+        assert "check_double" in summary and "2/10" in summary
         assert "double(3) is not 6" in summary  # the most common failing hint
     finally:
         shutil.rmtree(place, ignore_errors=True)
@@ -208,7 +167,7 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
         made = make_submissions(lab, place / "made", wrong=TINY_WRONG)
         subs = place / "the submissions"
         subs.mkdir()
-        for kind in ("correct", "snoop", "snoop_relative"):
+        for kind in ("snoop", "snoop_relative"):  # check_count scores: both are graded
             shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
         (place / "temp").mkdir()
         done = subprocess.run(
@@ -220,7 +179,6 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout
         rows = read_csv(checkout / "grades" / "lab-tiny.csv")
-        assert points(rows, "correct", *CHECKS) == (2, 1, 2)
         for snoop in ("snoop", "snoop_relative"):
             assert points(rows, snoop, *CHECKS) == (0, 0, 2), rows[(snoop, "TOTAL")]
             feedback = (checkout / "grades" / "lab-tiny" / f"{snoop}.html").read_text()
@@ -237,8 +195,7 @@ def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
     made = make_submissions(lab, tmp_path / "made", wrong=TINY_WRONG)
     subs = tmp_path / "submissions"
     subs.mkdir()
-    for kind in ("correct", "snoop_relative"):
-        shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
+    shutil.copyfile(made["snoop_relative"], subs / "snoop_relative.ipynb")
     env = dict(os.environ, PATH=str(Path(sys.executable).parent))  # python, no bwrap
     assert shutil.which("bwrap", path=env["PATH"]) is None
     command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(lab), str(subs),
@@ -254,7 +211,6 @@ def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "NO SANDBOX" in done.stderr and "NOT SANDBOXED" in done.stdout
     rows = read_csv(tmp_path / "grades" / "lab-tiny.csv")
-    assert points(rows, "correct", *CHECKS) == (2, 1, 2)
     assert points(rows, "snoop_relative", *CHECKS) == (2, 1, 2), "it must find them"
     feedback = (tmp_path / "grades" / "lab-tiny" / "snoop_relative.html").read_text()
     assert "source/lab-tiny/lab-tiny.ipynb" in feedback

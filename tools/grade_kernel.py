@@ -1,18 +1,20 @@
 """nbgrader preprocessors that let `nbgrader autograde` survive what students submit.
 
-tools/grade.py puts them in the throw-away course's nbgrader_config.py, in place of
-nbgrader's own `Execute`; nbgrader stays the grader of record (it sanitises the submission,
-restores locked cells, executes through these, scores and saves to its gradebook).
+tools/grade_worker.py puts them in each grading course's nbgrader configuration, in
+place of nbgrader's own `Execute`; nbgrader stays the grader of record (it sanitises the
+submission, restores locked cells, executes through these, scores and saves to its
+gradebook).
 
-- `SurvivingExecute`: nbgrader's `Execute`, but a dead kernel (`os._exit`, a segfault, the
-  out-of-memory killer) or a kernel that ignores the timeout's interrupt no longer discards
-  the whole submission. The cell gets an error output (`KernelDied` / `CellTimeoutError`),
-  the kernel is restarted, the cells before it are run again in the new kernel without the
-  culprit (a check that died takes its exercise's solution cell out with it), and grading
-  goes on with the next cell. So that exercise scores 0 and the others are graded.
+- `SurvivingExecute`: nbgrader's `Execute`, but a dead kernel (`os._exit`, a segfault,
+  the out-of-memory killer) or a kernel that ignores the timeout's interrupt no longer
+  discards the whole submission. The cell gets an error output (`KernelDied` /
+  `CellTimeoutError`), the kernel is restarted, the cells before it are run again in the
+  new kernel without the culprit (a check that died takes its exercise's solution cell
+  out with it), and grading goes on with the next cell. So that exercise scores 0 and
+  the others are graded.
 - `KeepStderr`: nbgrader scores a graded cell 0 when anything reached stderr; a warning
-  printed while a correct answer runs must not cost its points. Stderr of graded cells is
-  kept in the feedback, relabelled as stdout; errors still score 0.
+  printed while a correct answer runs must not cost its points. Stderr of graded cells
+  is kept in the feedback, relabelled as stdout; errors still score 0.
 """
 
 from __future__ import annotations
@@ -33,14 +35,17 @@ TIMEOUT = "CellTimeoutError"
 
 
 def _error(ename: str, evalue: str) -> NotebookNode:
-    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                        traceback=[f"{ename}: {evalue}"])
 
 
 class SurvivingExecute(Execute):
     """nbgrader's Execute that grades on after a kernel death or an unstoppable loop."""
 
-    max_restarts = Integer(10, help="Kernel restarts allowed per notebook.").tag(config=True)
-    probe_timeout = Integer(10, help="Seconds a kernel has to answer after a timeout.").tag(config=True)
+    max_restarts = Integer(
+        10, help="Kernel restarts allowed per notebook.").tag(config=True)
+    probe_timeout = Integer(
+        10, help="Seconds a kernel has to answer after a timeout.").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):  # type: ignore[override]
         self._skip: set[int] = set()  # cells not run again after a restart
@@ -53,8 +58,8 @@ class SurvivingExecute(Execute):
         except DeadKernelError:
             cell.outputs.append(_error(
                 KERNEL_DIED,
-                "the Python kernel died while this cell ran (os._exit, a crash, out of memory); "
-                "this exercise was not graded further",
+                "the Python kernel died while this cell ran (os._exit, a crash, out of "
+                "memory); this exercise was not graded further",
             ))
             self._recover(index)
             return cell, self.resources
@@ -62,12 +67,14 @@ class SurvivingExecute(Execute):
         if timed_out:
             self._skip.add(index)
             if not run_sync(self._responsive)():
-                cell.outputs.append(_error(TIMEOUT, "the kernel did not stop when interrupted; restarted"))
+                cell.outputs.append(_error(
+                    TIMEOUT, "the kernel did not stop when interrupted; restarted"))
                 self._recover(index)
         return cell, self.resources
 
     def _culprits(self, index: int) -> set[int]:
-        """The cell that broke the kernel and, for a locked cell, its exercise's solution."""
+        """The cell that broke the kernel and, for a locked cell, its exercise's
+        solution."""
         found = {index}
         cell = self.nb.cells[index]
         if utils.is_locked(cell) and not utils.is_solution(cell):
@@ -80,15 +87,17 @@ class SurvivingExecute(Execute):
     def _recover(self, index: int) -> None:
         self._restarts += 1
         if self._restarts > self.max_restarts:
-            raise RuntimeError(f"the kernel died {self._restarts} times; giving up on this notebook")
+            raise RuntimeError(f"the kernel died {self._restarts} times; giving up on "
+                               "this notebook")
         self._skip |= self._culprits(index)
-        self.log.warning("Kernel lost at cell %d: restarting and replaying cells 0..%d", index, index - 1)
+        self.log.warning("Kernel lost at cell %d: restarting and replaying cells 0..%d",
+                         index, index - 1)
         run_sync(self._restart)()
         for j in range(index):
             old = self.nb.cells[j]
             if j in self._skip or old.cell_type != "code" or not old.source.strip():
                 continue
-            replay = copy.deepcopy(old)  # the graded outputs stay those of the first run
+            replay = copy.deepcopy(old)  # graded outputs stay those of the first run
             try:
                 super().preprocess_cell(replay, self.resources, j)
             except DeadKernelError:  # a cell that ran before dies now: leave it out too
@@ -107,7 +116,7 @@ class SurvivingExecute(Execute):
         await self.async_start_new_kernel_client()
 
     async def _responsive(self) -> bool:
-        """Whether the kernel answers within probe_timeout seconds (the loop stopped)."""
+        """Whether the kernel answers within probe_timeout seconds (loop stopped)."""
         assert self.kc is not None
         msg_id = self.kc.kernel_info()
         deadline = time.monotonic() + self.probe_timeout
@@ -122,7 +131,7 @@ class SurvivingExecute(Execute):
 
 
 class KeepStderr(NbGraderPreprocessor):
-    """Stderr in a graded cell (a warning) is shown as output, not scored as a failure."""
+    """Stderr in a graded cell (a warning) is shown as output, not scored as failed."""
 
     def preprocess_cell(self, cell, resources, index):  # type: ignore[override]
         if utils.is_grade(cell) and cell.cell_type == "code":
