@@ -61,14 +61,6 @@ def test_problems_are_reported():
         assert any(needle in p for p in problems), (needle, problems)
 
 
-def test_student_edition_strips_solution_and_hidden_tests():
-    hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\nassert fix(2) == 2\n### END HIDDEN TESTS", tags=("remove-cell",))
-    student = booktools.student_edition(notebook(solution(), check(), hidden))
-    assert len(student.cells) == 2
-    assert student.cells[0].source == "def fix(x):\n    " + booktools.STUDENT_STUB
-    assert "hide-input" not in student.cells[0].metadata["tags"]
-
-
 def test_setup_cell_uses_the_configured_repository():
     assert booktools.repository_url() in booktools.setup_cell_source()
     nb = notebook(nbformat.v4.new_markdown_cell("# T"))

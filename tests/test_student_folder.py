@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import booktools
+import solutions
 
 import student
 
@@ -20,15 +21,12 @@ LABS = student.labs()
 
 def solution_lines(cell: nbformat.NotebookNode) -> list[str]:
     """The lines between # BEGIN SOLUTION and # END SOLUTION that say something."""
-    lines, inside, found = cell.source.splitlines(), False, []
-    for line in lines:
-        if booktools.SOLUTION_BEGIN.match(line):
-            inside = True
-        elif booktools.SOLUTION_END.match(line):
-            inside = False
-        elif inside and len(line.strip()) > 12 and not line.strip().startswith("#"):
-            found.append(line.strip())
-    return found
+    return [
+        line.strip()
+        for region in solutions.regions(cell.source)
+        for line in region.body
+        if len(line.strip()) > 12 and not line.strip().startswith("#")
+    ]
 
 
 def test_student_editions_are_up_to_date():
@@ -44,7 +42,7 @@ def test_student_edition_has_no_solutions_or_hidden_tests(lab):
         pytest.fail(f"{edition_path.relative_to(ROOT)} is missing: run `make student`")
     edition = nbformat.read(edition_path, as_version=4)
     text = "\n".join(c.source for c in edition.cells)
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", booktools.HIDDEN_BEGIN, booktools.HIDDEN_END):
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", solutions.HIDDEN_BEGIN, solutions.HIDDEN_END):
         assert marker not in text, f"{edition_path.name} contains {marker!r}"
     edition_lines = {line.strip() for line in text.splitlines()}
     lab_lines_outside = {
@@ -67,7 +65,7 @@ def test_student_edition_has_no_solutions_or_hidden_tests(lab):
             assert not leaked, f"{edition_path.name}: hidden test lines of {gid}: {leaked}"
     graded = [c for c in edition.cells if booktools.is_check(c) or booktools.is_solution(c)]
     assert all(not c.get("outputs") for c in graded if c.cell_type == "code"), "exercise outputs kept"
-    stubs = sum(booktools.STUDENT_STUB in c.source for c in edition.cells if booktools.is_solution(c))
+    stubs = sum(solutions.STUDENT_STUB in c.source for c in edition.cells if booktools.is_solution(c))
     assert stubs == booktools.count_exercises(nb), f"{edition_path.name}: every exercise is a stub"
 
 

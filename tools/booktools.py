@@ -5,10 +5,10 @@ Used by the Makefile (`make execute`), by tests/test_notebooks.py, and by author
     python tools/booktools.py new labs/lab-foo.ipynb "Lab: Foo"   # a notebook with the setup cell
     python tools/booktools.py sync-setup                          # rewrite every setup cell
     python tools/booktools.py execute book/tensors.ipynb ...      # execute in place
-    python tools/booktools.py student labs/lab-foo.ipynb out.ipynb  # strip solutions
 
-Teacher tooling (student editions, autograding, the nbgrader round trip) builds on
-`student_edition` and `exercise_problems` here.
+Teacher tooling builds on `exercise_problems` here: the student editions are made by
+nbgrader (tools/student.py), the solution and hidden-test regions are read and written by
+tools/solutions.py.
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from pathlib import Path
 import nbformat
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import solutions  # noqa: E402
+# Read here by tools and tests that predate tools/solutions.py (to move to solutions.X):
+from solutions import HIDDEN_BEGIN, HIDDEN_END, SOLUTION_BEGIN, SOLUTION_END, STUDENT_STUB  # noqa: E402,F401
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIRS = ("book", "labs")
 NBFORMAT_VERSION = 4
 
-SOLUTION_BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*$")
-SOLUTION_END = re.compile(r"^\s*# END SOLUTION\s*$")
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
-HIDDEN_END = "### END HIDDEN TESTS"
 GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
-STUDENT_STUB = 'raise NotImplementedError("Exercise: write your fix here.")'
 
 
 # --------------------------------------------------------------------------- config
@@ -229,13 +229,14 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
         if meta.get("solution"):
             if meta.get("grade") or meta.get("locked"):
                 problems.append(f"{where}: a solution cell is neither graded nor locked")
-            lines = cell.source.splitlines()
-            begins = [i for i, line in enumerate(lines) if SOLUTION_BEGIN.match(line)]
-            ends = [i for i, line in enumerate(lines) if SOLUTION_END.match(line)]
-            if not begins or len(begins) != len(ends) or any(b >= e for b, e in zip(begins, ends)):
-                problems.append(f"{where}: solution needs matching '# BEGIN SOLUTION' / '# END SOLUTION' lines")
-            if "### BEGIN SOLUTION" in cell.source:
-                problems.append(f"{where}: use a single '#' before BEGIN SOLUTION")
+            try:
+                if not solutions.regions(cell.source):
+                    raise solutions.RegionError("no region")
+            except solutions.RegionError as err:
+                if "single '#'" in str(err):
+                    problems.append(f"{where}: use a single '#' before BEGIN SOLUTION")
+                else:
+                    problems.append(f"{where}: solution needs matching '# BEGIN SOLUTION' / '# END SOLUTION' lines")
             if "hide-input" not in tags:
                 problems.append(f"{where}: a solution cell is tagged 'hide-input'")
             if seen_solution_without_check:
@@ -253,8 +254,7 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
                 )
             source = cell.source
             if HIDDEN_BEGIN in source or HIDDEN_END in source:
-                stripped = source.strip().splitlines()
-                if stripped[0].strip() != HIDDEN_BEGIN or stripped[-1].strip() != HIDDEN_END:
+                if not solutions.is_hidden_tests(source):
                     problems.append(f"{where}: hidden tests fill their own cell, from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'")
                 if "remove-cell" not in tags:
                     problems.append(f"{where}: a hidden-test cell is tagged 'remove-cell'")
@@ -284,37 +284,6 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
 
 def count_exercises(nb: nbformat.NotebookNode) -> int:
     return sum(1 for cell in nb.cells if is_solution(cell))
-
-
-def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy with every solution region replaced by a stub and hidden tests removed.
-
-    Outputs are cleared: a student edition is handed out unexecuted.
-    """
-    out = nbformat.from_dict(nb)
-    cells = []
-    for cell in out.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-        if is_hidden_check(cell):
-            continue
-        if is_solution(cell):
-            lines, kept, inside = cell.source.splitlines(), [], False
-            for line in lines:
-                begin = SOLUTION_BEGIN.match(line)
-                if begin:
-                    inside = True
-                    kept.append(begin.group(1) + STUDENT_STUB)
-                elif SOLUTION_END.match(line):
-                    inside = False
-                elif not inside:
-                    kept.append(line)
-            cell.source = "\n".join(kept)
-            cell.metadata["tags"] = [t for t in cell.metadata.get("tags", []) if t != "hide-input"]
-        cells.append(cell)
-    out.cells = cells
-    return out
 
 
 # --------------------------------------------------------------------------- lab header
@@ -418,9 +387,6 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button and points of every lab")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
-    p_stu = sub.add_parser("student", help="write the student edition of a notebook")
-    p_stu.add_argument("path")
-    p_stu.add_argument("out")
     args = parser.parse_args(argv)
     if args.cmd == "new":
         new_notebook(args.path, args.title)
@@ -439,8 +405,6 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"updated {p}")
     elif args.cmd == "execute":
         return _cmd_execute(args.paths)
-    elif args.cmd == "student":
-        nbformat.write(student_edition(read(args.path)), args.out)
     return 0
 
 

@@ -6,7 +6,7 @@
 A student edition is the lab with, through nbgrader (the same preprocessors as
 `nbgrader generate_assignment`):
 
-- every solution region replaced by the stub (`ClearSolutions`, stub = booktools.STUDENT_STUB);
+- every solution region replaced by the stub (`ClearSolutions`, stub = solutions.STUDENT_STUB);
 - hidden tests removed (`ClearHiddenTests`), and their then-empty cells dropped;
 - graded and solution cells locked / checksummed as nbgrader expects (`LockCells`,
   `ComputeChecksums`, `CheckCellMetadata`), so a JupyterHub with nbgrader accepts it;
@@ -30,6 +30,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import booktools
+import solutions
 
 ROOT = booktools.ROOT
 STUDENT_DIR = ROOT / "student"
@@ -77,7 +78,7 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     resources: dict = {}
     for pp in (
         LockCells(),
-        ClearSolutions(code_stub={"python": booktools.STUDENT_STUB}),
+        ClearSolutions(code_stub={"python": solutions.STUDENT_STUB}),
         ClearHiddenTests(),
         ClearMarkScheme(),
         ComputeChecksums(),
