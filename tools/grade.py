@@ -250,6 +250,7 @@ def grade(lab: Path, submissions: Path, out: Path, timeout: int = DEFAULT_TIMEOU
         if sandbox:
             try:
                 grade_sandbox.check(secrets)
+                out.mkdir(parents=True, exist_ok=True)  # to be covered if need be
                 prefix = grade_sandbox.bwrap_prefix(secrets, threads=threads)
             except grade_sandbox.SandboxError as err:
                 raise SystemExit(f"make grade stopped before grading: {err}") from None

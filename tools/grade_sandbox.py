@@ -59,9 +59,9 @@ def needed_dirs() -> list[Path]:
                   if not any(o != d and _inside(d, o) for o in resolved))
 
 
-def bwrap_prefix(secrets: list[Path], rw: list[Path] = (), ro: list[Path] = (),
+def bwrap_prefix(secrets: list[Path], rw: list[Path] = (),
                  threads: int = 1) -> list[str]:
-    """The bwrap command up to the program; rw/ro: extra folders or files to bind.
+    """The bwrap command up to the program; rw: extra folders to bind writable.
 
     Raises SandboxError when something the kernel needs is itself a secret."""
     secrets = [Path(s).resolve() for s in secrets]
@@ -99,8 +99,6 @@ def bwrap_prefix(secrets: list[Path], rw: list[Path] = (), ro: list[Path] = (),
                 add(s, ["--ro-bind", "/dev/null", str(s)])
     for p in rw:
         add(p, ["--bind", str(p), str(p)])
-    for p in ro:
-        add(p, ["--ro-bind", str(p), str(p)])
     ops.sort(key=lambda op: (op[0], op[1]))
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--clearenv"]
     for _, _, args in ops:
