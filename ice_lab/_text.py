@@ -9,6 +9,7 @@ alike:
 * ``format_bytes(n)``: ``"1.50 MiB"``, binary units like PyTorch's OOM messages;
 * ``error_line(error)``: ``"TypeName: first line"``, how a tool quotes an exception;
 * ``check_int(name, value, minimum)``: a whole-number argument, or a clear error;
+* ``Report``: the mixin of every result a tool returns (Jupyter shows its ``str()``);
 * ``check_number(name, value, ...)``: a real-number argument (seconds, a rate, a size),
   or a clear error. Both raise ``TypeError`` for a wrong type (a string, a bool) and
   ``ValueError`` for a number out of range, everywhere in ``ice_lab``.
@@ -25,7 +26,8 @@ import re
 from typing import Any
 
 __all__ = [
-    "first_line", "error_line", "format_bytes", "check_int", "check_number", "QUOTE_LIMIT"
+    "first_line", "error_line", "format_bytes", "check_int", "check_number", "Report",
+    "QUOTE_LIMIT",
 ]
 
 #: Characters of an error's first line that ``first_line`` keeps (a quoted PyTorch message
@@ -110,9 +112,19 @@ def check_number(
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {value!r}.")
     if positive and not number > 0:
-        raise ValueError(f"{name} must be {what} greater than 0, got {value!r}.")
+        raise ValueError(f"{name} must be a positive {what[2:]}, got {value!r}.")
     if minimum is not None and number < minimum:
         raise ValueError(f"{name} must be at least {minimum:g}, got {value!r}.")
     if maximum is not None and number > maximum:
         raise ValueError(f"{name} must be at most {maximum:g}, got {value!r}.")
     return number
+
+
+class Report:
+    """The shape of every result a tool returns (``ShapeTrace``, ``PreflightReport``,
+    ``ExportReport``, ``IsolatedResult``, ``TorchrunResult``, ``StateDictDiff``): an ``ok``
+    that is True when nothing is wrong, a readable ``str()``, and, through this mixin, the
+    same display in Jupyter: the ``str()``, as ``print(result)`` shows it."""
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(str(self))

@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._text import check_int
+from ._text import Report, check_int, check_number
 
 __all__ = ["TorchrunResult", "torchrun"]
 
@@ -33,7 +33,7 @@ _MARK = "ICE_LAB_TORCHRUN_JOB"  # every process of a job inherits it: how leftov
 
 
 @dataclass
-class TorchrunResult:
+class TorchrunResult(Report):
     """What a ``torchrun`` job did: the command as you would type it, its exit code,
     its stdout and stderr (cleaned), whether it ran into the timeout, how many of its
     processes were still alive after it (then killed), and how long it took.
@@ -52,6 +52,19 @@ class TorchrunResult:
     def ok(self) -> bool:
         """True when the job exited with 0, in time, and left no process behind."""
         return self.returncode == 0 and not self.timed_out and self.leftover == 0
+
+    def __str__(self) -> str:
+        """One line without timings or process ids (stable in a notebook)."""
+        if self.ok:
+            return "ok: every process exited with 0"
+        what = [f"exit code {self.returncode}"]
+        if self.timed_out:
+            what.append("ran into the timeout")
+        if self.leftover:
+            what.append(f"{self.leftover} process(es) still running afterwards, killed")
+        cause = self.root_cause().splitlines()
+        tail = f"; {cause[0].strip()}" if cause else ""
+        return f"failed: {', '.join(what)}{tail}"
 
     def root_cause(self) -> str:
         """torchrun's report on the first rank that failed ("" if none failed).
@@ -127,8 +140,7 @@ def torchrun(
     n = check_int("nproc_per_node", nproc_per_node, minimum=1)
     if n > 8:
         raise ValueError(f"nproc_per_node must be at most 8 on one machine, got {n}.")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+    timeout = check_number("timeout", timeout, positive=True, unit="seconds")
     flags = ["--standalone", f"--nproc_per_node={n}", str(script), *map(str, args)]
     mark = uuid.uuid4().hex
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", **{_MARK: mark})

@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import nn
 
-from ._text import check_int, check_number, error_line, first_line
+from ._text import Report, check_int, check_number, error_line, first_line
 from .export_warnings import CaughtWarnings, export_warnings
 
 __all__ = ["check_export", "ExportReport", "RunResult", "export_warnings", "CaughtWarnings"]
@@ -63,7 +63,7 @@ class RunResult:
 
 
 @dataclass
-class ExportReport:
+class ExportReport(Report):
     """What ``check_export`` found. ``print(report)`` shows it; ``report.ok`` sums it up."""
 
     kind: str  #: "TorchScript", "ExportedProgram (torch.export)", "ONNX (onnxruntime)"

@@ -35,7 +35,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-from ._text import check_number, first_line
+from ._text import Report, check_number, first_line
 
 __all__ = ["IsolatedResult", "NotImportableError", "importable_name", "run_isolated"]
 
@@ -108,7 +108,7 @@ def _signal_name(code: int | None) -> str:
 
 
 @dataclass
-class IsolatedResult:
+class IsolatedResult(Report):
     """What happened in the child process of ``run_isolated``.
 
     Attributes:

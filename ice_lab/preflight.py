@@ -20,7 +20,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from ._text import error_line
+from ._text import Report, error_line
 from .shapes import dtype_name
 
 __all__ = ["CHAPTERS", "SEVERITIES", "Finding", "PreflightReport", "preflight"]
@@ -63,7 +63,7 @@ class Finding:
 
 
 @dataclass
-class PreflightReport:
+class PreflightReport(Report):
     """The findings of one ``preflight`` run; empty when nothing looked wrong.
 
     ``checks`` lists the names of the findings, ``errors`` and ``warnings`` split them by
@@ -97,9 +97,6 @@ class PreflightReport:
             return "preflight: no findings"
         head = f"preflight: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
         return "\n".join([head] + [f"  {f}" for f in self.findings])
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(str(self))
 
 
 def _unpack(batch: Any) -> tuple[torch.Tensor, torch.Tensor]:

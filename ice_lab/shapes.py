@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ._text import error_line
+from ._text import Report, error_line
 
 __all__ = ["ShapeRow", "ShapeTrace", "trace_shapes"]
 
@@ -58,7 +58,7 @@ class ShapeRow:
 
 
 @dataclass
-class ShapeTrace:
+class ShapeTrace(Report):
     """What ``trace_shapes`` saw: ``rows`` in call order; on failure, where and why.
 
     ``failed`` names the innermost module that raised (``"head.2 (Linear)"``), ``error`` is
@@ -89,9 +89,6 @@ class ShapeTrace:
             lines.append(f"FAILED in {self.failed}: {error_line(self.error)}")
             lines.append(f"  the failing module: {self.failed_module!r}")
         return "\n".join(lines)
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(str(self))
 
 
 def trace_shapes(model: nn.Module, batch: Any) -> ShapeTrace:

@@ -75,7 +75,7 @@ def test_check_number_refuses_a_wrong_type_with_a_type_error(value):
 @pytest.mark.parametrize(
     "value, kwargs, match",
     [
-        (0, {"positive": True}, "greater than 0, got 0"),
+        (0, {"positive": True}, "rate must be a positive number, got 0"),
         (-1, {"minimum": 0}, "at least 0, got -1"),
         (1.5, {"maximum": 1}, "at most 1, got 1.5"),
         (float("nan"), {}, "finite number, got nan"),
@@ -91,3 +91,31 @@ def test_error_line_quotes_type_and_first_line():
     assert error_line(ValueError("bad\nsecond line")) == "ValueError: bad"
     assert error_line(KeyboardInterrupt()) == "KeyboardInterrupt"
     assert error_line(RuntimeError("x" * 50), limit=10) == "RuntimeError: xxxxxxxxx…"
+
+
+def test_every_result_has_ok_a_readable_str_and_one_display():
+    from ice_lab._text import Report
+    from ice_lab.distributed import TorchrunResult
+    from ice_lab.export import ExportReport
+    from ice_lab.isolate import IsolatedResult
+    from ice_lab.preflight import PreflightReport
+    from ice_lab.shapes import ShapeTrace
+
+    for cls in (ShapeTrace, PreflightReport, ExportReport, IsolatedResult, TorchrunResult):
+        assert issubclass(cls, Report) and "_repr_pretty_" not in vars(cls), cls
+        assert "ok" in dir(cls) or "ok" in getattr(cls, "__dataclass_fields__", {}), cls
+    done = TorchrunResult("torchrun x.py", 0, "", "")
+    assert done.ok and str(done) == "ok: every process exited with 0"
+    hung = TorchrunResult("torchrun x.py", -9, "", "", timed_out=True, leftover=2)
+    assert not hung.ok
+    assert str(hung) == (
+        "failed: exit code -9, ran into the timeout, 2 process(es) still running afterwards, killed"
+    )
+
+    class Printer:
+        def text(self, s):
+            self.shown = s
+
+    printer = Printer()
+    hung._repr_pretty_(printer, False)
+    assert printer.shown == str(hung)
