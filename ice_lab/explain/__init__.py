@@ -16,7 +16,8 @@ neither torch nor NumPy (the book's "Explain an error" page runs it in the brows
 
 The package has these parts:
 
-* ``entry.py``: what a catalogue entry is (:class:`Entry`, :class:`Clues`);
+* ``entry.py``: what a catalogue entry is (:class:`~ice_lab.explain.entry.Entry`,
+  :class:`~ice_lab.explain.entry.Clues`);
 * ``catalogue/``: what ``explain`` knows, as plain entries, one file per chapter;
 * ``engine.py``: how an error is unwrapped, matched against the catalogue and the best
   match chosen (phrasing over keyword, then priority; the order of entries never matters);
