@@ -391,10 +391,15 @@ class ResumableSampler(Sampler[int]):
             raise ValueError(f"position {self.position} is past the {self.n} samples.")
 
 
-def capture_rng(sampler: ResumableSampler | None = None) -> dict[str, Any]:
+def capture_rng(
+    sampler: ResumableSampler | None = None, *, generator: torch.Generator | None = None
+) -> dict[str, Any]:
     """Every random state a resumed run needs, as a dict ``torch.load(weights_only=True)``
     reads back: Python's ``random``, NumPy's global generator, torch's CPU generator,
-    every CUDA device's generator (when CUDA is available), and ``sampler``'s position.
+    every CUDA device's generator (when CUDA is available), ``sampler``'s position, and
+    the state of ``generator``, the one handed to ``DataLoader(generator=...)``: each
+    ``iter(loader)`` draws the workers' base seed from it, so with ``num_workers > 0`` and
+    random augmentation in the workers a resume is exact only if it is restored too.
 
     Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
     """
@@ -413,11 +418,24 @@ def capture_rng(sampler: ResumableSampler | None = None) -> dict[str, Any]:
         state["cuda"] = torch.cuda.get_rng_state_all()
     if sampler is not None:
         state["sampler"] = sampler.state_dict()
+    if generator is not None:
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(
+                f"capture_rng: generator must be the torch.Generator given to the DataLoader, "
+                f"got {type(generator).__name__}."
+            )
+        state["loader_generator"] = generator.get_state()
     return state
 
 
-def restore_rng(state: Mapping[str, Any], sampler: ResumableSampler | None = None) -> None:
-    """Put back what ``capture_rng`` saved (and ``sampler``'s position, if given).
+def restore_rng(
+    state: Mapping[str, Any],
+    sampler: ResumableSampler | None = None,
+    *,
+    generator: torch.Generator | None = None,
+) -> None:
+    """Put back what ``capture_rng`` saved (and ``sampler``'s position, and the loader's
+    ``generator``, if given).
 
     Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
     """
@@ -438,6 +456,12 @@ def restore_rng(state: Mapping[str, Any], sampler: ResumableSampler | None = Non
         if "sampler" not in state:
             raise KeyError("restore_rng: no sampler state saved; call capture_rng(sampler).")
         sampler.load_state_dict(state["sampler"])
+    if generator is not None:
+        if "loader_generator" not in state:
+            raise KeyError(
+                "restore_rng: no loader generator saved; call capture_rng(generator=...)."
+            )
+        generator.set_state(state["loader_generator"].cpu())
 
 
 # --------------------------------------------------------------------------- state_dict diff

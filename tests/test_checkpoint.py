@@ -206,6 +206,36 @@ def test_sampler_resumes_mid_epoch(tmp_path):
         resumed.load_state_dict({"seed": 0, "epoch": 0})
 
 
+class _Jitter(torch.utils.data.Dataset):
+    """Random augmentation drawn in the worker, from the seed the loader gave it."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        return i + torch.rand(())
+
+
+@pytest.mark.kernel
+def test_loader_generator_resumes_worker_randomness(tmp_path):
+    def epoch(generator):
+        loader = DataLoader(_Jitter(), batch_size=2, num_workers=1, generator=generator)
+        return torch.cat(list(loader))
+
+    g = torch.Generator().manual_seed(0)
+    epoch(g)  # epoch 1 draws the workers' seed from g
+    save_checkpoint(tmp_path / "g.pt", rng=capture_rng(generator=g))
+    second = epoch(g)
+    assert not torch.equal(second, epoch(torch.Generator().manual_seed(0)))
+    fresh = torch.Generator()
+    restore_rng(load_checkpoint(tmp_path / "g.pt")["rng"], generator=fresh)
+    assert torch.equal(epoch(fresh), second)  # the same augmentation after the resume
+    with pytest.raises(KeyError, match="generator"):
+        restore_rng(capture_rng(), generator=torch.Generator())
+    with pytest.raises(TypeError, match="torch.Generator"):
+        capture_rng(generator=0)
+
+
 # --------------------------------------------------------------------------- state_dict diff
 def test_diff_state_dict_table_and_prefix():
     bare = nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1))
