@@ -13,23 +13,41 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanitize.cfg \
 	--nbval-cell-timeout 600
 JB_STRICT := -W --keep-going
-# The portability pass runs two notebooks at a time (one thread each, so two cores are not
-# oversubscribed), each whole notebook in one worker (nbval's cells share a kernel).
+# Two cores: the kernel stages run two kernels at a time (pytest-xdist), each whole test
+# file or notebook in one worker (nbval's cells share a kernel; a module's fixtures are
+# built once), each kernel on one thread, so two kernels do not fight over the cores.
 XDIST := -n 2 --dist loadfile
+ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# Every pytest stage of `make test` ends with its slowest tests.
+DURATIONS := --durations=12 --durations-min=3
 # The portability pass: generic (non-vectorised) ATen kernels, one thread, MKL's reproducible
 # code path. Other CPUs round differently; committed outputs must hold under both settings.
 # Why these three: CONTRIBUTING.md, "Outputs that hold on any CPU".
-PORTABLE_ENV := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 MKL_CBWR=COMPATIBLE
+PORTABLE_ENV := ATEN_CPU_CAPABILITY=default $(ONE_THREAD) MKL_CBWR=COMPATIBLE
+# The book's status page (book/status.md) reads reference/status.json: each nbval run of
+# `make test` and `make test-nb` records there what every notebook did (tests/status_plugin.py;
+# pass 1 = this machine's kernels, pass 2 = bare copies under portable kernels). Commit it
+# with the notebooks it describes: tests/test_status.py fails when it is older than they are.
+STATUS := ICE_STATUS_FILE=$(CURDIR)/reference/status.json PYTHONPATH=$(CURDIR)/tests
+# Where `make test` notes how long each stage took; printed at its end.
+STAGES := $(CURDIR)/_build/test-stages.txt
+# $(call STAGE,name,commands): run a stage of `make test` and note its time.
+define STAGE
+start=$$(date +%s); ( $(2) ); status=$$?; \
+	echo "$(1): $$(( $$(date +%s) - start )) s$$( [ $$status = 0 ] || echo ", FAILED")" \
+	>> $(STAGES); exit $$status
+endef
 # The portability pass also runs on bare copies: each notebook alone in a folder of its own
 # under a fresh temporary folder (tests/bare_folders.py), as on Colab, so a notebook that
 # reads a file of the repository fails. $(1): notebooks or folders (default: book and labs).
 define BARE_PASS
 bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) tests/bare_folders.py $$bare $(1) >/dev/null \
-	&& cd $$bare && env $(PORTABLE_ENV) $(CURDIR)/$(PY) -m pytest . -p no:cacheprovider \
-	$(NBVAL) $(XDIST); status=$$?; rm -rf $$bare; exit $$status
+	&& cd $$bare && env $(PORTABLE_ENV) $(STATUS) ICE_STATUS_PASS=2 $(CURDIR)/$(PY) -m pytest . \
+	-p no:cacheprovider -p status_plugin $(NBVAL) $(XDIST) $(2); status=$$?; rm -rf $$bare; \
+	exit $$status
 endef
 
-.PHONY: venv book book-strict test test-unit test-nb test-portable test-compat test-browser \
+.PHONY: venv book book-strict test test-unit test-kernel test-nb test-portable test-compat test-browser \
 	execute lab doctor clean student grade
 
 venv: $(STAMP)
@@ -55,25 +73,41 @@ book-strict: $(STAMP) $(PYODIDE)
 $(PYODIDE): tools/pyodide/package.json tools/pyodide/package-lock.json
 	npm ci --prefix tools/pyodide --no-audit --no-fund
 
-# Pass 1: unit tests, notebook conventions and strict nbval over every notebook.
-# Pass 2: strict nbval over every notebook again, each a bare copy alone in a temporary
-# folder, under the portable kernel settings.
-test: book-strict
-	@echo "== make test, pass 1 of 2: unit tests and strict nbval, this machine's CPU kernels"
-	$(PY) -m pytest tests book labs $(NBVAL)
-	@echo "== make test, pass 2 of 2: strict nbval on bare copies (each notebook alone in a"
-	@echo "   temporary folder), under portable kernels: $(PORTABLE_ENV)"
-	@$(call BARE_PASS,)
+# Stage 1: the strict book build. Stage 2: unit tests (no kernels, no child processes).
+# Stage 3: the tests that start kernels and processes, and strict nbval over every
+# notebook, this machine's CPU kernels. Stage 4: strict nbval over every notebook again,
+# each a bare copy alone in a temporary folder, under the portable kernel settings.
+# Then the time of each stage (every pytest stage also prints its slowest tests).
+test: $(STAMP)
+	@mkdir -p _build && rm -f $(STAGES)
+	@echo "== make test, stage 1 of 4: strict book build"
+	@$(call STAGE,1 strict book build,$(MAKE) --no-print-directory book-strict)
+	@echo "== make test, stage 2 of 4: unit tests (no kernels, no child processes)"
+	@$(call STAGE,2 unit tests,$(PY) -m pytest tests -m "not kernel" -q $(DURATIONS))
+	@echo "== make test, stage 3 of 4: kernel tests and strict nbval, this machine's CPU"
+	@echo "   kernels, two at a time, one thread each"
+	@$(call STAGE,3 kernel tests and nbval,env $(ONE_THREAD) $(STATUS) ICE_STATUS_PASS=1 \
+		$(PY) -m pytest -p status_plugin tests book labs -m kernel $(NBVAL) $(XDIST) $(DURATIONS))
+	@echo "== make test, stage 4 of 4: strict nbval on bare copies (each notebook alone in"
+	@echo "   a temporary folder), under portable kernels: $(PORTABLE_ENV)"
+	@$(call STAGE,4 bare copies under portable kernels,$(call BARE_PASS,,$(DURATIONS)))
+	@echo "== make test: time per stage"; cat $(STAGES)
 
 test-portable: $(STAMP)
 	@$(call BARE_PASS,$(NB))
 
+# Seconds, not minutes: no kernel, no notebook, no child process (tests/conftest.py
+# refuses an unmarked test that starts one).
 test-unit: $(STAMP)
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -m "not kernel" -q $(DURATIONS)
+
+# Everything in tests/ that starts a kernel or a process (stage 3 without the notebooks).
+test-kernel: $(STAMP)
+	env $(ONE_THREAD) $(PY) -m pytest tests -m kernel $(XDIST) $(DURATIONS)
 
 # One notebook (or a few), both passes: make test-nb NB=labs/lab-tensors.ipynb
 test-nb: $(STAMP)
-	$(PY) -m pytest $(NB) $(NBVAL)
+	env $(STATUS) ICE_STATUS_PASS=1 $(PY) -m pytest -p status_plugin $(NB) $(NBVAL)
 	@$(call BARE_PASS,$(NB))
 
 # Re-execute notebooks in place to refresh committed outputs (all, or NB=...).

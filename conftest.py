@@ -18,6 +18,7 @@ def pytest_collectstart(collector):
         collector.skip_compare += ("stderr", "application/javascript")
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.fspath and item.fspath.ext == ".ipynb":

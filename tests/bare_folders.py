@@ -2,8 +2,8 @@
 
     python tests/bare_folders.py DEST [NOTEBOOK ...]
 
-`make test`'s second pass runs the copies: each notebook in DEST/<name>/ holding only
-itself, as a learner's Colab runtime or empty folder does, so a notebook that reads a file
+`make test`'s last pass runs the copies: each notebook in DEST/<folder>-<name>/<folder>/
+holding only itself, as a learner's Colab runtime or empty folder does, so a notebook that reads a file
 of the repository (a script, a data file, `../reference/...`) fails there. DEST gets this
 repository's root `conftest.py` (what nbval compares) and nothing else. Prints DEST.
 """
@@ -33,7 +33,9 @@ def copy(dest: Path, paths: list[Path]) -> list[Path]:
         raise SystemExit(f"bare_folders: {dest} is inside the repository; use a temporary folder")
     copies = []
     for nb in paths:
-        folder = dest / f"{nb.parent.name}-{nb.stem}"
+        # DEST/book-numerics/book/numerics.ipynb: the notebook's folder keeps its name (a
+        # cell may print it), and holds only the notebook; its parent holds only that folder.
+        folder = dest / f"{nb.parent.name}-{nb.stem}" / nb.parent.name
         folder.mkdir(parents=True, exist_ok=True)
         copies.append(Path(shutil.copy2(nb, folder / nb.name)))
     shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")

@@ -1,13 +1,14 @@
 """Markers for the unit suite, and the guard that keeps them honest.
 
 ``@pytest.mark.kernel`` marks a test that starts another process: a Jupyter kernel, a
-notebook execution, a ``torchrun`` job, a ``run_isolated`` child, a child pytest or any
-other subprocess. ``make test-unit`` leaves them out (``-m "not kernel"``) so that it runs
-in seconds; ``make test`` runs them all.
+notebook execution, a ``torchrun`` job, a ``run_isolated`` child, a child pytest, a
+DataLoader worker or any other subprocess (in the test or in a fixture it uses).
+``make test-unit`` leaves them out (``-m "not kernel"``) so that it runs in seconds;
+``make test`` runs them all.
 
-The guard, in runs that leave the marked tests out (``-m "not kernel"``): a test without
-the marker that starts a process fails at once, naming the marker, so the fast suite
-cannot silently grow slow again.
+The guard, in runs that leave the marked tests out (``-m "not kernel"``): anything that
+starts a process, a test or one of its fixtures, fails at once, naming the test and the
+marker, so the fast suite cannot silently grow slow again.
 """
 
 from __future__ import annotations
@@ -17,20 +18,23 @@ import subprocess
 
 import pytest
 
+_current = {"test": "a test of this run"}
 
-@pytest.fixture(autouse=True)
-def _children_need_the_kernel_marker(request: pytest.FixtureRequest, monkeypatch):
-    unmarked_only = "not kernel" in (request.config.getoption("markexpr") or "")
-    if not unmarked_only or request.node.get_closest_marker("kernel") is not None:
-        yield
-        return
 
-    def refuse(*args, **kwargs):
-        raise RuntimeError(
-            f"{request.node.nodeid} starts another process: mark it @pytest.mark.kernel "
-            "(tests/conftest.py), so that `make test-unit` stays fast"
-        )
+def _refuse(*args, **kwargs):
+    raise RuntimeError(
+        f"{_current['test']} starts another process: mark it @pytest.mark.kernel "
+        "(tests/conftest.py), so that `make test-unit` stays fast"
+    )
 
-    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
-    yield
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # After collection: importing a library may start a helper process once (ldconfig).
+    if "not kernel" in (session.config.getoption("markexpr") or ""):
+        subprocess.Popen.__init__ = _refuse  # type: ignore[method-assign]
+        multiprocessing.process.BaseProcess.start = _refuse  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _current["test"] = item.nodeid

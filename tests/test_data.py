@@ -177,6 +177,7 @@ def test_slow_dataset_is_slow_and_readable():
         SlowDataset(delay=5)
 
 
+@pytest.mark.kernel
 def test_noisy_digits_workers_repeat_noise_unless_reseeded():
     ds = NoisyDigits(n=8, seed=0)
     # Two workers, batch_size=1: sample 0 comes from worker 0, sample 1 from worker 1.
@@ -200,6 +201,7 @@ def test_seed_worker_seeds_numpy_and_random_from_torch():
     assert np.random.rand() == a
 
 
+@pytest.mark.kernel
 def test_worker_probe_reports_worker_and_process():
     main = WorkerProbe(4)[2]
     assert main[0] == 2 and main[1] == -1

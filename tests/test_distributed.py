@@ -23,10 +23,13 @@ from notebook_scripts import write_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(
-    not (dist.is_available() and dist.is_gloo_available()),
-    reason="no gloo backend in this torch build",
-)
+pytestmark = [
+    pytest.mark.kernel,
+    pytest.mark.skipif(
+        not (dist.is_available() and dist.is_gloo_available()),
+        reason="no gloo backend in this torch build",
+    ),
+]
 
 
 def processes_mentioning(text: str) -> list[str]:

@@ -29,6 +29,7 @@ def restore_determinism(monkeypatch):
     torch.backends.cudnn.benchmark = benchmark
 
 
+@pytest.mark.kernel
 def test_report_fields_and_text():
     r = report()
     assert r.torch == torch.__version__
@@ -136,6 +137,7 @@ def test_numpy_integer_seed_is_accepted():
     assert (random.random(), torch.rand(1).item()) == first
 
 
+@pytest.mark.kernel
 def test_doctor_prints_the_report():
     out = subprocess.run(
         [sys.executable, "-m", "ice_lab", "doctor"], capture_output=True, text=True, check=True, timeout=120
@@ -144,6 +146,7 @@ def test_doctor_prints_the_report():
     assert "best device" in out
 
 
+@pytest.mark.kernel
 def test_doctor_needs_a_command():
     result = subprocess.run([sys.executable, "-m", "ice_lab"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "doctor" in result.stderr

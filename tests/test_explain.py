@@ -230,6 +230,7 @@ def provoke(fn) -> BaseException:
 
 
 @pytest.mark.parametrize("fn, kind, words", PROVOCATIONS)
+@pytest.mark.kernel
 def test_real_provocation(fn, kind, words):
     error = provoke(fn)
     d = explain(error)
@@ -581,6 +582,7 @@ def test_the_package_is_reachable_and_callable():
     assert ice_lab.Diagnosis is Diagnosis and ice_lab.explain.explain is explain
 
 
+@pytest.mark.kernel
 def test_importing_the_explainer_needs_no_torch():
     code = ("import sys, ice_lab.explain, ice_lab.explain.cli; import ice_lab; "
             "ice_lab.explain('x'); assert 'torch' not in sys.modules, 'torch'; "

@@ -49,6 +49,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.kernel
 def test_torchrun_log_names_the_failing_ranks_root_cause(shape_log, capsys):
     text = shape_log.read_text(encoding="utf-8")
     # the launcher's own traceback is last; rank 0's consequence ("Connection closed by
@@ -61,6 +62,7 @@ def test_torchrun_log_names_the_failing_ranks_root_cause(shape_log, capsys):
     assert "Connection closed" not in out and "ChildFailedError" not in out
 
 
+@pytest.mark.kernel
 def test_record_log_names_rank_1s_error(record_log, capsys):
     code, out, _ = _run(capsys, str(record_log))
     assert "rank 1, the root cause torchrun reports" in out
@@ -68,6 +70,7 @@ def test_record_log_names_rank_1s_error(record_log, capsys):
     assert "[nonfinite]" in out and code == 0
 
 
+@pytest.mark.kernel
 def test_the_report_alone_is_enough_when_ranks_print_elsewhere(record_log):
     # keep only torchrun's own output (the ranks' lines went to other files)
     text = "\n".join(ln for ln in record_log.read_text(encoding="utf-8").splitlines()
@@ -77,6 +80,7 @@ def test_the_report_alone_is_enough_when_ranks_print_elsewhere(record_log):
     assert chosen.text.splitlines()[-1].startswith("ValueError: a batch with NaN")
 
 
+@pytest.mark.kernel
 def test_all_explains_each_distinct_error_and_marks_the_root(shape_log, capsys):
     code, out, _ = _run(capsys, "--all", str(shape_log))
     assert code == 0 and out.count("<- the root cause") == 1 and "[shape_mismatch]" in out
@@ -85,6 +89,7 @@ def test_all_explains_each_distinct_error_and_marks_the_root(shape_log, capsys):
     assert "ChildFailedError" not in out
 
 
+@pytest.mark.kernel
 def test_json_for_tools(shape_log, capsys):
     code, out, _ = _run(capsys, "--json", "--all", str(shape_log))
     data = json.loads(out)
@@ -94,6 +99,7 @@ def test_json_for_tools(shape_log, capsys):
     assert roots[0]["chapter"] == "book/tensors" and roots[0]["line"] >= 1
 
 
+@pytest.mark.kernel
 def test_standard_input_and_python_dash_m(tmp_path):
     log = "step 1 loss 0.7\nTraceback (most recent call last):\n  File \"t.py\", line 3\n" \
           "RuntimeError: Expected all tensors to be on the same device, but found at least " \

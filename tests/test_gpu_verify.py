@@ -42,6 +42,7 @@ def test_summary_line_counts_passes_and_failures(capsys):
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+@pytest.mark.kernel
 def test_refuses_a_machine_without_cuda_at_once():
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     proc = subprocess.run(
@@ -67,6 +68,7 @@ def test_student_editions_get_every_solution_back():
         assert not any("raise NotImplementedError" in s for s in mine), lab.name
 
 
+@pytest.mark.kernel
 def test_a_notebook_runs_in_a_folder_of_its_own_and_every_error_cell_is_named():
     import nbformat
 

@@ -13,6 +13,8 @@ import pytest
 from ice_lab import IsolatedResult, run_isolated
 from ice_lab.isolate import NotImportableError, importable_name
 
+pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
+
 
 def child_prints() -> None:
     """An importable function (module test_isolate): the child can run it."""

@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import booktools  # noqa: E402
 
+pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
+
 LABS = sorted({ex.lab for ex in EXERCISES})
 PROBE = "ice_lab_answers"  # cell metadata key of the probe notebook
 START, END = "# PROBE-START", "# PROBE-END"

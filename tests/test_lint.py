@@ -117,12 +117,14 @@ def test_command_line_exit_status(capsys):
         main([str(CASES), "--select", "ICE999"])
 
 
+@pytest.mark.kernel
 def test_ice_lab_command_dispatches_to_lint():
     run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", str(CASES / "ice106_positive.py")],
                          capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 1 and run.stdout.count("ICE106") == 2
 
 
+@pytest.mark.kernel
 def test_flake8_runs_the_plugin_and_honours_noqa(tmp_path):
     script = tmp_path / "train.py"
     script.write_text((CASES / "ice106_positive.py").read_text()
@@ -134,6 +136,7 @@ def test_flake8_runs_the_plugin_and_honours_noqa(tmp_path):
     assert "torch.load without weights_only" in run.stdout
 
 
+@pytest.mark.kernel
 def test_lint_imports_no_torch():
     code = "import sys, ice_lab.lint; ice_lab.lint.lint_source('x = 1'); print('torch' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ice_lab.progress import bars_disabled, tqdm
+
+pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
 
 
 def test_environment_disables_bars(monkeypatch):
@@ -86,6 +90,7 @@ print(type(bar).__module__)
     """
 import torch
 from torch.utils.data import DataLoader, Sampler
+
 
 class CountingSampler(Sampler):
     def __init__(self, n):

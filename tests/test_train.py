@@ -397,6 +397,7 @@ def test_progress_bars_on_and_off(capsys, monkeypatch):
     assert "epochs" not in capsys.readouterr().err
 
 
+@pytest.mark.kernel
 def test_tqdm_disable_silences_the_bars():
     # tqdm reads TQDM_DISABLE when it is imported, hence a fresh interpreter.
     code = (
