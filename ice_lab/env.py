@@ -24,7 +24,8 @@ _MAX_SEED = 2**32 - 1
 
 @dataclass
 class EnvReport:
-    """The facts ``report()`` gathers; ``str(report())`` formats them one per line."""
+    """The facts ``report()`` gathers; ``str(report())`` formats them one per line.
+    Taught in "Your environment" (``book/environment.ipynb``)."""
 
     python: str
     platform: str
@@ -99,7 +100,8 @@ def best_device() -> torch.device:
     """The fastest device this machine offers: ``cuda``, then Apple's ``mps``, then ``cpu``.
 
     Define ``device = best_device()`` once and move model, inputs and labels to it.
-    Taught in the Tensors chapter and, in depth, in the Devices chapter.
+    Taught in the Tensors chapter (``book/tensors.ipynb``) and, in depth, in the Devices
+    chapter (``book/devices.ipynb``).
     """
     if torch.cuda.is_available():
         return torch.device("cuda")
@@ -138,8 +140,8 @@ def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
     deterministic GPU run, call ``set_seed(seed, deterministic=True)`` before any CUDA
     work, or set the variable before Python starts.
 
-    Taught in the Tensors chapter (a first seed) and the Training chapter
-    (two runs, identical loss curves).
+    Taught in the Tensors chapter (``book/tensors.ipynb``, a first seed) and the Training
+    chapter (``book/training.ipynb``, two runs, identical loss curves).
     """
     seed = check_int("seed", seed, 0)  # an int or a NumPy integer, not negative
     if seed > _MAX_SEED:

@@ -31,6 +31,7 @@ class Provoked:
     """What ``expect`` caught: the exception, its type name and its message.
 
     Available after the ``with`` block, e.g. to hand ``provoked.error`` to another tool.
+    Taught in the Tensors chapter (``book/tensors.ipynb``).
     """
 
     def __init__(self, what: str) -> None:
@@ -70,7 +71,8 @@ class expect:
     (chained to the unexpected exception, whose traceback stays visible).
     ``KeyboardInterrupt`` and ``SystemExit`` are never swallowed unless named.
 
-    Taught in the Tensors chapter; used by every lab's "Provoke" step.
+    Taught in the Tensors chapter (``book/tensors.ipynb``); used by every lab's "Provoke"
+    step.
     """
 
     def __init__(

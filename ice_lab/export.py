@@ -42,7 +42,8 @@ _TORCHSCRIPT_WRAPPER = "The following operation failed in the TorchScript interp
 # --------------------------------------------------------------------------- results
 @dataclass
 class RunResult:
-    """One run of the original and the exported artefact on the same inputs."""
+    """One run of the original and the exported artefact on the same inputs; ``ok`` when
+    they agree. Taught in the Export chapter (``book/export.ipynb``)."""
 
     label: str  #: which inputs: "example inputs", "batch of 3", "extra inputs 0"
     batch_size: int
@@ -64,7 +65,8 @@ class RunResult:
 
 @dataclass
 class ExportReport(Report):
-    """What ``check_export`` found. ``print(report)`` shows it; ``report.ok`` sums it up."""
+    """What ``check_export`` found. ``print(report)`` shows it; ``report.ok`` sums it up.
+    Taught in the Export chapter (``book/export.ipynb``)."""
 
     kind: str  #: "TorchScript", "ExportedProgram (torch.export)", "ONNX (onnxruntime)"
     model_in_eval_mode: bool  #: False if the original, or any submodule, was in train mode

@@ -40,7 +40,8 @@ def _export_loggers() -> list[logging.Logger]:
 
 class CaughtWarnings:
     """What ``export_warnings`` recorded: the warnings, torch's log lines, and what was
-    written to stderr (torch.export prints the partial graph of a failed export there)."""
+    written to stderr (torch.export prints the partial graph of a failed export there).
+    Taught in the Export chapter (``book/export.ipynb``)."""
 
     def __init__(self) -> None:
         self.warnings: list[warnings.WarningMessage] = []

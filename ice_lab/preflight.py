@@ -51,7 +51,8 @@ _BATCHNORM = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
 class Finding:
     """One thing ``preflight`` found: ``severity`` ("error" or "warning"), ``check`` (a short
     name such as ``"no_gradient"``), ``message`` in the learner's terms, ``chapter`` (the
-    page and section that teach it)."""
+    page and section that teach it). Taught in the Debugging chapter
+    (``book/debugging.ipynb``)."""
 
     severity: str
     check: str
@@ -68,6 +69,7 @@ class PreflightReport(Report):
 
     ``checks`` lists the names of the findings, ``errors`` and ``warnings`` split them by
     severity, ``ok`` is True when there are none. ``print(report)`` shows one per line.
+    Taught in the Debugging chapter (``book/debugging.ipynb``).
     """
 
     findings: list[Finding] = field(default_factory=list)

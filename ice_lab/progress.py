@@ -24,12 +24,14 @@ __all__ = ["tqdm", "bars_disabled", "in_notebook"]
 
 
 def bars_disabled() -> bool:
-    """True when the environment asks for no progress bars (``TQDM_DISABLE`` set, not "0")."""
+    """True when the environment asks for no progress bars (``TQDM_DISABLE`` set, not "0").
+    Used from the Datasets chapter (``book/datasets.ipynb``) on."""
     return os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def in_notebook() -> bool:
-    """True inside a Jupyter kernel (where a widget bar can be drawn)."""
+    """True inside a Jupyter kernel (where a widget bar can be drawn). Used from the
+    Datasets chapter (``book/datasets.ipynb``) on."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -39,7 +41,8 @@ def in_notebook() -> bool:
 
 
 def tqdm(*args: Any, **kwargs: Any) -> _text_tqdm:
-    """A progress bar (widget in Jupyter, text elsewhere); ``disable=...`` overrides the environment."""
+    """A progress bar (widget in Jupyter, text elsewhere); ``disable=...`` overrides the
+    environment. Used from the Datasets chapter (``book/datasets.ipynb``) on."""
     if kwargs.get("disable") is None:
         kwargs["disable"] = bars_disabled()
     if in_notebook():

@@ -46,7 +46,8 @@ def _name(path: str, module: nn.Module) -> str:
 
 @dataclass
 class ShapeRow:
-    """One module call: where it sits, what went in and came out, its own parameters."""
+    """One module call: where it sits, what went in and came out, its own parameters.
+    Taught in the Debugging chapter (``book/debugging.ipynb``)."""
 
     path: str
     module: str
@@ -64,6 +65,7 @@ class ShapeTrace(Report):
     ``failed`` names the innermost module that raised (``"head.2 (Linear)"``), ``error`` is
     the exception, ``failed_module`` the module itself (its ``repr`` shows what it expects).
     ``ok`` is True when the whole forward pass ran. ``print(trace)`` shows the table.
+    Taught in the Debugging chapter (``book/debugging.ipynb``).
     """
 
     rows: list[ShapeRow] = field(default_factory=list)

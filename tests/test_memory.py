@@ -400,22 +400,12 @@ def test_cap_gpu_memory_real_oom():  # pragma: no cover - runs on GPU machines o
     del x
 
 
-def test_docstrings_name_the_chapter():
-    import importlib
-
-    for module_name in ("ice_lab.memory", "ice_lab.gpu_memory"):
-        module = importlib.import_module(module_name)
-        for name in module.__all__:
-            doc = getattr(module, name).__doc__
-            assert doc and "Devices chapter (``book/devices.ipynb``)" in " ".join(doc.split()), name
-
-
-def test_the_split_modules_keep_the_old_import_path():
+def test_estimate_peak_and_cap_gpu_memory_live_in_gpu_memory():
     import ice_lab.gpu_memory
-    import ice_lab.memory
 
     for name in ("estimate_peak", "cap_gpu_memory"):
-        assert getattr(ice_lab.memory, name) is getattr(ice_lab.gpu_memory, name) is getattr(ice_lab, name)
+        assert getattr(ice_lab, name) is getattr(ice_lab.gpu_memory, name)
+        assert getattr(ice_lab, name).__module__ == "ice_lab.gpu_memory"
 
 
 def test_trace_on_cuda_reads_the_allocator(monkeypatch):

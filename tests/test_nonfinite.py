@@ -215,11 +215,6 @@ def test_bad_arguments():
             w.__enter__()
 
 
-@pytest.mark.parametrize("obj", [NonFiniteError, watch_nonfinite, watch_nonfinite_ops])
-def test_docstrings_name_the_chapter(obj):
-    assert "Numerics chapter (``book/numerics.ipynb``)" in " ".join(obj.__doc__.split())
-
-
 def test_leaf_inputs_are_hooked_once_per_watcher_and_unhooked_on_exit():
     """An input that requires grad (a leaf reused every step) must not collect hooks or roles."""
     model = nn.Sequential(nn.Linear(4, 4), nn.Tanh())

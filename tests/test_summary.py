@@ -115,10 +115,6 @@ def test_non_tensors_get_a_clear_type_error(bad):
         summary(bad)
 
 
-def test_docstring_names_the_chapter():
-    assert "book/numerics.ipynb" in summary.__doc__ and "book/toolkit.ipynb" in summary.__doc__
-
-
 def test_inside_the_diagnostic_modes():
     """summary's own temporaries neither trip watch_nonfinite_ops nor count in a budget."""
     from ice_lab import MemoryBudget, watch_nonfinite_ops

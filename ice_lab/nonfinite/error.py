@@ -10,7 +10,7 @@ import torch
 
 from .._torch_compat import tree_leaves
 
-__all__ = ["NonFiniteError", "is_finite", "tensors"]
+__all__ = ["NonFiniteError"]  # is_finite, tensors: shared by modules.py and ops.py only
 
 
 class NonFiniteError(RuntimeError):
