@@ -22,6 +22,7 @@ import nbformat
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import booktools
+import solutions as regions
 
 import student
 
@@ -70,26 +71,6 @@ else:
 {wrong}'''
 
 
-def solution_region(source: str, body: str | None = None) -> str:
-    """The code between `# BEGIN SOLUTION` and `# END SOLUTION` (dedented), or, given
-    a body, the cell's source with that region replaced by it (indented like it)."""
-    out, found, inside, indent = [], [], False, ""
-    for line in source.splitlines():
-        begin = booktools.SOLUTION_BEGIN.match(line)
-        if begin:
-            inside, indent = True, begin.group(1)
-            if body is not None:
-                out += [indent + b if b.strip() else ""
-                        for b in body.strip("\n").splitlines()]
-        elif booktools.SOLUTION_END.match(line):
-            inside = False
-        elif inside:
-            found.append(line[len(indent):])
-        else:
-            out.append(line)
-    return "\n".join(found if body is None else out)
-
-
 def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
     """Write <kind>.ipynb for every kind into out; return {kind: path}.
 
@@ -110,7 +91,7 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
                 if meta["grade_id"] == first:
                     seen_first = True
                     if first_body is not None:
-                        cell.source = solution_region(cell.source, first_body)
+                        cell.source = regions.with_solution(cell.source, first_body)
             elif booktools.is_check(cell) and seen_first and not check_done:
                 check_done = True
                 if check == "delete":
@@ -121,7 +102,7 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
         copy.cells = cells
         return copy
 
-    right = solution_region(solutions[first])
+    right = regions.solution_body(solutions[first])
 
     def indent(text: str) -> str:
         return "\n".join("    " + t if t.strip() else "" for t in text.splitlines())
