@@ -2,7 +2,8 @@
 
 The torchrun logs are real: two ranks on gloo (CPU) run under ``ice_lab.distributed``'s
 ``torchrun`` at test time, one script without ``@record`` (tests/explain_logs/ddp_shape.py)
-and the Distributed chapter's ``book/scripts/ddp_fail.py`` with it.
+and the Distributed chapter's ``scripts/ddp_fail.py`` (written from the chapter's
+``%%writefile`` cell) with it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 from ice_lab.distributed import torchrun
 from ice_lab.explain import cli
 from ice_lab.explain.logs import find_errors, root_cause
+from notebook_scripts import write_scripts
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -38,8 +40,10 @@ def shape_log(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def record_log(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("logs") / "record.log"
-    path.write_text(_job_log(ROOT / "book" / "scripts" / "ddp_fail.py"), encoding="utf-8")
+    folder = tmp_path_factory.mktemp("logs")
+    scripts = {p.name: p for p in write_scripts(ROOT / "book" / "distributed.ipynb", folder)}
+    path = folder / "record.log"
+    path.write_text(_job_log(scripts["ddp_fail.py"]), encoding="utf-8")
     return path
 
 
