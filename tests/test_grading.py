@@ -35,13 +35,12 @@ from make_tiny_lab import make_tiny_lab
 
 import student
 
-pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
-
 pytest.importorskip("nbgrader")
 TINY_WRONG = "return x + 2"
 HAS_BWRAP = shutil.which("bwrap") is not None
 needs_bwrap = pytest.mark.skipif(
     not HAS_BWRAP, reason="needs bubblewrap (apt-get install bubblewrap)")
+kernel = pytest.mark.kernel  # the tests that grade start kernels and child processes
 
 
 def read_csv(path: Path) -> dict[tuple[str, str], dict]:
@@ -103,6 +102,7 @@ CHECKS = ("check_double", "hidden_double", "check_count")
 
 
 @needs_bwrap
+@kernel
 def test_make_grade_from_a_checkout_under_tmp(tmp_path):
     """Every kind of submission, two at a time, checkout and venv under /tmp."""
     place = Path(tempfile.mkdtemp(prefix="ice-checkout-", dir="/tmp"))
@@ -158,6 +158,7 @@ def _elsewhere() -> Path:
 
 
 @needs_bwrap
+@kernel
 def test_grading_from_a_folder_with_spaces_outside_tmp():
     """Checkout, venv, submissions and the course all under '/srv/ice grade …'."""
     place = _elsewhere()
@@ -188,6 +189,7 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
         shutil.rmtree(place, ignore_errors=True)
 
 
+@kernel
 def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
     """Without bwrap: exit non-zero, say what to install; --no-sandbox grades, loudly,
     and there the snooping submission does find the solutions (the sandbox stops it)."""
@@ -267,6 +269,7 @@ def test_submission_checks(tmp_path):
 
 
 @needs_bwrap
+@kernel
 def test_a_real_lab_end_to_end(tmp_path):
     lab = ROOT / "labs" / "lab-tensors.ipynb"
     first = next(c.metadata["nbgrader"]["grade_id"] for c in nbformat.read(lab, 4).cells
