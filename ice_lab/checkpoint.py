@@ -1,4 +1,4 @@
-"""Will my resume be exact? Save atomically, load safely, continue where the run stopped.
+"""Will this file save and load safely? Save atomically, load safely, find the latest.
 
 Taught in the Checkpoints chapter (``book/checkpoints.ipynb``) and its lab
 (``labs/lab-resume.ipynb``)::
@@ -15,29 +15,28 @@ Taught in the Checkpoints chapter (``book/checkpoints.ipynb``) and its lab
   file), checks the zip's CRCs first (``torch.load`` does not: a flipped byte in a tensor
   loads silently), and turns every failure into a ``CheckpointError`` that names the file,
   what is wrong with it and what to do.
-* ``capture_rng`` / ``restore_rng``: Python, NumPy and torch (CPU and CUDA) generators,
-  and the shuffle position of a ``ResumableSampler``.
-* ``diff_state_dict``: missing, unexpected and wrongly shaped keys in one table, with the
-  ``module.`` prefix problem named.
+
+The Checkpoints chapter imports everything a resume needs from here in one line, so these
+are importable from here too: ``capture_rng``, ``restore_rng`` and ``ResumableSampler``
+("will my resume be exact?", ``resume.py``) and ``diff_state_dict`` ("why won't this
+state_dict fit my model?", ``state_dict_diff.py``).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-import random
 import re
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
-import numpy as np
 import torch
 from torch import nn
-from torch.utils.data import Sampler
 
-from ._text import check_int, first_line
+from ._text import check_int, error_line, first_line
+from .resume import ResumableSampler, capture_rng, restore_rng
+from .state_dict_diff import StateDictDiff, diff_state_dict
 
 __all__ = [
     "CheckpointError",
@@ -313,7 +312,7 @@ def load_checkpoint(
     except (EOFError, IndexError, KeyError, ValueError) as err:
         raise CheckpointError(
             path, "not_a_checkpoint", "this pickle is not a PyTorch checkpoint "
-            f"({type(err).__name__}: {first_line(err)})."
+            f"({error_line(err)})."
         ) from err
     if model is not None:
         state = _model_state(ckpt)
@@ -323,7 +322,7 @@ def load_checkpoint(
                 f"state_dict or a bare state_dict, found {_describe(ckpt)}."
             )
         diff = diff_state_dict(state, model)
-        if diff:
+        if not diff.ok:
             raise CheckpointError(
                 path, "mismatch", f"it is not a checkpoint of this model "
                 f"({type(model).__name__}):\n{diff}"
@@ -340,216 +339,3 @@ def _describe(obj: Any) -> str:
     if isinstance(obj, Mapping):
         return f"a dict with keys {sorted(map(str, obj))[:6]}"
     return f"a {type(obj).__name__}"
-
-
-# --------------------------------------------------------------------------- RNG state
-class ResumableSampler(Sampler[int]):
-    """A shuffling sampler whose order can be saved and resumed mid-epoch.
-
-    Epoch ``e`` visits ``torch.randperm(n)`` drawn from a generator seeded ``seed + e``
-    (like ``DistributedSampler``), so the order depends on nothing else. It counts the
-    indices it has handed out; ``state_dict()`` holds ``seed``, ``epoch`` and ``position``,
-    and after ``load_state_dict`` the next pass continues that epoch from ``position``.
-    Passes after that move on to the next epochs. The count is exact with
-    ``num_workers=0``; worker processes fetch ahead, so then save the number of samples
-    your loop consumed: ``state["position"] = batches_done * batch_size``.
-
-    Use it as ``DataLoader(dataset, batch_size=..., sampler=ResumableSampler(len(dataset)))``.
-    Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
-    """
-
-    def __init__(self, n: int, seed: int = 0) -> None:
-        self.n = check_int("n", n, 1)
-        self.seed = check_int("seed", seed, 0)
-        self.epoch = 0
-        self.position = 0
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __iter__(self) -> Iterator[int]:
-        generator = torch.Generator().manual_seed(self.seed + self.epoch)
-        order = torch.randperm(self.n, generator=generator).tolist()
-        while self.position < self.n:
-            index = order[self.position]
-            self.position += 1
-            yield index
-        self.epoch += 1
-        self.position = 0
-
-    def state_dict(self) -> dict[str, int]:
-        return {"seed": self.seed, "epoch": self.epoch, "position": self.position}
-
-    def load_state_dict(self, state: Mapping[str, int]) -> None:
-        for key in ("seed", "epoch", "position"):
-            if key not in state:
-                raise KeyError(f"ResumableSampler state needs {key!r}; got {sorted(state)}.")
-        self.seed = check_int("seed", state["seed"], 0)
-        self.epoch = check_int("epoch", state["epoch"], 0)
-        self.position = check_int("position", state["position"], 0)
-        if self.position > self.n:
-            raise ValueError(f"position {self.position} is past the {self.n} samples.")
-
-
-def capture_rng(
-    sampler: ResumableSampler | None = None, *, generator: torch.Generator | None = None
-) -> dict[str, Any]:
-    """Every random state a resumed run needs, as a dict ``torch.load(weights_only=True)``
-    reads back: Python's ``random``, NumPy's global generator, torch's CPU generator,
-    every CUDA device's generator (when CUDA is available), ``sampler``'s position, and
-    the state of ``generator``, the one handed to ``DataLoader(generator=...)``: each
-    ``iter(loader)`` draws the workers' base seed from it, so with ``num_workers > 0`` and
-    random augmentation in the workers a resume is exact only if it is restored too.
-
-    Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
-    """
-    np_state = np.random.get_state(legacy=False)
-    state: dict[str, Any] = {
-        "python": random.getstate(),
-        "numpy": {
-            "key": torch.from_numpy(np_state["state"]["key"].astype(np.int64)),
-            "pos": int(np_state["state"]["pos"]),
-            "has_gauss": int(np_state["has_gauss"]),
-            "gauss": float(np_state["gauss"]),
-        },
-        "torch": torch.get_rng_state(),
-    }
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    if sampler is not None:
-        state["sampler"] = sampler.state_dict()
-    if generator is not None:
-        if not isinstance(generator, torch.Generator):
-            raise TypeError(
-                f"capture_rng: generator must be the torch.Generator given to the DataLoader, "
-                f"got {type(generator).__name__}."
-            )
-        state["loader_generator"] = generator.get_state()
-    return state
-
-
-def restore_rng(
-    state: Mapping[str, Any],
-    sampler: ResumableSampler | None = None,
-    *,
-    generator: torch.Generator | None = None,
-) -> None:
-    """Put back what ``capture_rng`` saved (and ``sampler``'s position, and the loader's
-    ``generator``, if given).
-
-    Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
-    """
-    missing = [k for k in ("python", "numpy", "torch") if k not in state]
-    if missing:
-        raise KeyError(f"restore_rng: the state lacks {missing}; pass what capture_rng() returned.")
-    version, internal, gauss = state["python"]
-    random.setstate((version, tuple(internal), gauss))
-    np_state = state["numpy"]
-    key = np.asarray(np_state["key"].numpy(), dtype=np.int64).astype(np.uint32)
-    np.random.set_state(
-        ("MT19937", key, int(np_state["pos"]), int(np_state["has_gauss"]), float(np_state["gauss"]))
-    )
-    torch.set_rng_state(state["torch"].cpu())
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda"]])
-    if sampler is not None:
-        if "sampler" not in state:
-            raise KeyError("restore_rng: no sampler state saved; call capture_rng(sampler).")
-        sampler.load_state_dict(state["sampler"])
-    if generator is not None:
-        if "loader_generator" not in state:
-            raise KeyError(
-                "restore_rng: no loader generator saved; call capture_rng(generator=...)."
-            )
-        generator.set_state(state["loader_generator"].cpu())
-
-
-# --------------------------------------------------------------------------- state_dict diff
-@dataclass
-class StateDictDiff:
-    """What ``diff_state_dict`` found. ``bool(diff)`` is True when anything differs;
-    ``str(diff)`` is the table. Taught in the Checkpoints chapter."""
-
-    missing: list[str] = field(default_factory=list)
-    unexpected: list[str] = field(default_factory=list)
-    mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
-    prefix_hint: str = ""
-    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
-
-    def __bool__(self) -> bool:
-        return bool(self.missing or self.unexpected or self.mismatched)
-
-    def __str__(self) -> str:
-        if not self:
-            return "state_dicts match: same keys, same shapes"
-        rows = [("key", "checkpoint", "model")]
-        shape = lambda k: str(list(self.shapes[k])) if k in self.shapes else "?"  # noqa: E731
-        rows += [(k, "missing", shape(k)) for k in self.missing]
-        rows += [(k, shape(k), "not in model") for k in self.unexpected]
-        rows += [(k, str(list(a)), str(list(b))) for k, a, b in self.mismatched]
-        width = [max(len(r[i]) for r in rows) for i in range(3)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, width)).rstrip() for r in rows]
-        lines.insert(1, "  ".join("-" * w for w in width))
-        lines.append(
-            f"{len(self.missing)} missing, {len(self.unexpected)} unexpected, "
-            f"{len(self.mismatched)} with another shape"
-        )
-        if self.prefix_hint:
-            lines.append(self.prefix_hint)
-        return "\n".join(lines)
-
-
-def _state(obj: Any, name: str) -> Mapping[str, Any]:
-    if isinstance(obj, nn.Module):
-        return obj.state_dict()
-    if isinstance(obj, Mapping):
-        return obj
-    raise TypeError(f"diff_state_dict: {name} must be a state_dict or an nn.Module, got {type(obj).__name__}.")
-
-
-def _prefix_hint(ckpt_keys: set[str], model_keys: set[str]) -> str:
-    for prefix in ("module.", "_orig_mod."):
-        if ckpt_keys and all(k.startswith(prefix) for k in ckpt_keys):
-            if {k[len(prefix):] for k in ckpt_keys} & model_keys:
-                return (
-                    f"every checkpoint key starts with {prefix!r} (a model wrapped in "
-                    f"{'DataParallel/DDP' if prefix == 'module.' else 'torch.compile'}): "
-                    f"strip it, or load into the wrapped model's .module"
-                )
-        if model_keys and all(k.startswith(prefix) for k in model_keys):
-            if {k[len(prefix):] for k in model_keys} & ckpt_keys:
-                return (
-                    f"every model key starts with {prefix!r}: load into model.module "
-                    "(the model inside the wrapper), or add the prefix to the checkpoint"
-                )
-    return ""
-
-
-def diff_state_dict(checkpoint: Any, model: Any) -> StateDictDiff:
-    """Compare a checkpoint's state_dict with a model's (either may be an ``nn.Module``).
-
-    ``missing``: keys the model has and the checkpoint lacks; ``unexpected``: keys only in
-    the checkpoint; ``mismatched``: ``(key, checkpoint shape, model shape)``; and a hint
-    when every key differs by a ``module.`` (DataParallel/DDP) or ``_orig_mod.``
-    (``torch.compile``) prefix. Compares names and shapes, not values.
-
-    Taught in the Checkpoints chapter (``book/checkpoints.ipynb``).
-    """
-    a, b = _state(checkpoint, "checkpoint"), _state(model, "model")
-    diff = StateDictDiff(
-        missing=[k for k in b if k not in a],
-        unexpected=[k for k in a if k not in b],
-    )
-    for key in diff.missing:
-        if isinstance(b[key], torch.Tensor):
-            diff.shapes[key] = tuple(b[key].shape)
-    for key in diff.unexpected:
-        if isinstance(a[key], torch.Tensor):
-            diff.shapes[key] = tuple(a[key].shape)
-    for key in a:
-        if key in b and isinstance(a[key], torch.Tensor) and isinstance(b[key], torch.Tensor):
-            if a[key].shape != b[key].shape:
-                diff.mismatched.append((key, tuple(a[key].shape), tuple(b[key].shape)))
-    if diff.missing and diff.unexpected:
-        diff.prefix_hint = _prefix_hint(set(a), set(b))
-    return diff

@@ -33,22 +33,13 @@ def public_names() -> list[tuple[str, str]]:
 
 
 NAMES = public_names()
-# checkpoint.py has edits in flight elsewhere; StateDictDiff's docstring is fixed when it
-# moves to its own module (state_dict_diff.py).
-PENDING = {("ice_lab.checkpoint", "StateDictDiff")}
-PARAMS = [
-    pytest.param(m, n, id=f"{m}.{n}", marks=pytest.mark.xfail(strict=True, reason="pending"))
-    if (m, n) in PENDING
-    else pytest.param(m, n, id=f"{m}.{n}")
-    for m, n in NAMES
-]
 
 
 def test_there_are_public_names_to_check():
     assert len(NAMES) > 30
 
 
-@pytest.mark.parametrize("module, name", PARAMS)
+@pytest.mark.parametrize("module, name", NAMES, ids=[f"{m}.{n}" for m, n in NAMES])
 def test_docstring_names_the_chapter(module, name):
     doc = getattr(importlib.import_module(module), name).__doc__ or ""
     assert CHAPTER.search(" ".join(doc.split())), f"{module}.{name}: no book/... or labs/... page"

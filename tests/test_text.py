@@ -100,8 +100,10 @@ def test_every_result_has_ok_a_readable_str_and_one_display():
     from ice_lab.isolate import IsolatedResult
     from ice_lab.preflight import PreflightReport
     from ice_lab.shapes import ShapeTrace
+    from ice_lab.state_dict_diff import StateDictDiff
 
-    for cls in (ShapeTrace, PreflightReport, ExportReport, IsolatedResult, TorchrunResult):
+    classes = (ShapeTrace, PreflightReport, ExportReport, IsolatedResult, TorchrunResult, StateDictDiff)
+    for cls in classes:
         assert issubclass(cls, Report) and "_repr_pretty_" not in vars(cls), cls
         assert "ok" in dir(cls) or "ok" in getattr(cls, "__dataclass_fields__", {}), cls
     done = TorchrunResult("torchrun x.py", 0, "", "")
@@ -115,6 +117,9 @@ def test_every_result_has_ok_a_readable_str_and_one_display():
     class Printer:
         def text(self, s):
             self.shown = s
+
+    same, missing = StateDictDiff(), StateDictDiff(missing=["0.weight"])
+    assert same.ok and not same and not missing.ok and missing  # bool: "is there a difference?"
 
     printer = Printer()
     hung._repr_pretty_(printer, False)
