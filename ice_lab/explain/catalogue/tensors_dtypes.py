@@ -71,7 +71,7 @@ ENTRIES = [
         name="tensors.unsupported_dtype",
         kind="dtype_mismatch",
         patterns=[
-            r"\"?(?P<op>\w+)\"? not implemented for '?(?P<dtype>[A-Za-z]\w*)'?",
+            r"(?<![\w\"])\"?(?P<op>\w+)\"? not implemented for '?(?P<dtype>[A-Za-z]\w*)'?",
             # Apple mps has no float64
             r"Cannot convert a MPS Tensor to (?P<dtype>float64) dtype",
             r"Trying to convert (?P<dtype>\w+) to the MPS backend but it does not have support",
