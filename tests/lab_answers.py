@@ -1139,6 +1139,18 @@ def resume(ckpt):
     parts.model.load_state_dict(ckpt["model"])
     return parts, ckpt["step"]"""),
     ), wrong=(
+        W("resume returns the example's step", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    return parts, 400""",
+          "save the step make_checkpoint is given"),
         W('weights only, a fresh optimizer (the hurried code)', """
 def make_checkpoint(parts, step):
     return {"step": step, "model": parts.model.state_dict()}
@@ -1281,6 +1293,16 @@ state = torch.load(path)
 model.load_state_dict({k.removeprefix("module."): v for k, v in state.items()})
 return model""",
           "map_location='cpu'"),
+        W("lstrip of the letters, then of the dot", """
+state = torch.load(path, map_location="cpu")
+model.load_state_dict({k.lstrip("module").lstrip("."): v for k, v in state.items()})
+return model""",
+          "strips a set of characters, not a prefix"),
+        W("the first 7 characters cut from every key", """
+state = torch.load(path, map_location="cpu")
+model.load_state_dict({key[len("module."):]: v for key, v in state.items()})
+return model""",
+          "A file without the prefix must load unchanged"),
     )),
     Exercise(RESUME, "atomic_save", right=(
         R("tempfile.NamedTemporaryFile in the target's folder", """
@@ -1288,10 +1310,18 @@ import tempfile
 
 folder = os.path.dirname(os.path.abspath(path))
 with tempfile.NamedTemporaryFile(dir=folder, delete=False) as f:
-    torch.save(state, f)
-    f.flush()
-    os.fsync(f.fileno())
-os.replace(f.name, path)"""),
+    try:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    except BaseException:
+        f.close()
+        os.remove(f.name)
+        raise
+os.replace(f.name, path)
+descriptor = os.open(folder, os.O_RDONLY)
+os.fsync(descriptor)
+os.close(descriptor)"""),
     ), wrong=(
         W('torch.save straight onto the final name', """
 torch.save(state, path)""",
@@ -1313,6 +1343,32 @@ with open(tmp, "wb") as f:
     torch.save(state, f)
 os.replace(tmp, path)""",
           'Call f.flush() and os.fsync(f.fileno()) before os.replace', hides=True),
+        W('the temporary file under tempfile.gettempdir()', """
+import tempfile
+
+tmp = os.path.join(tempfile.gettempdir(), os.path.basename(path) + ".tmp")
+with open(tmp, "wb") as f:
+    torch.save(state, f)
+    f.flush()
+    os.fsync(f.fileno())
+os.replace(tmp, path)""",
+          "The temporary file is not in path's folder"),
+        W('Path.rename (os.rename underneath)', """
+tmp = Path(str(path) + ".new")
+with open(tmp, "wb") as f:
+    torch.save(state, f)
+    f.flush()
+    os.fsync(f.fileno())
+tmp.rename(path)""",
+          "renames with os.rename"),
+        W('fsync-ed and replaced, the folder never fsync-ed', """
+tmp = Path(path).with_suffix(".partial")
+with open(tmp, "wb") as f:
+    torch.save(state, f)
+    f.flush()
+    os.fsync(f.fileno())
+os.replace(tmp, path)""",
+          "fsyncs of the folder after one", hides=True),
     )),
     # ================================================================== lab-capstone
     Exercise("labs/lab-capstone.ipynb", "fix_model", right=(
