@@ -1,4 +1,4 @@
-"""``ice-lab lint PATH...``: lint scripts, notebooks and folders (Debugging chapter).
+"""``ice-lab lint PATH...``: lint scripts, notebooks and folders (book/debugging.ipynb).
 
 Prints one flake8-style line per finding and exits 1 when something was found, 0 when
 nothing was, 2 when a path could not be read.
@@ -10,6 +10,8 @@ import argparse
 import sys
 
 from .engine import RULES, iter_files, lint_file
+
+__all__ = ["main"]
 
 
 def _codes(text: str | None) -> list[str] | None:
@@ -24,7 +26,7 @@ def _codes(text: str | None) -> list[str] | None:
 
 
 def main(argv: list[str]) -> int:
-    """Run the linter on ``argv`` as the command line would (Debugging chapter)."""
+    """Run the linter on ``argv`` as the command line would (book/debugging.ipynb)."""
     parser = argparse.ArgumentParser(
         prog="ice-lab lint",
         description="Find the ice in training scripts and notebooks before they run.",

@@ -16,6 +16,9 @@ from typing import Callable, Iterable, Iterator
 
 from ._ast import Source
 
+__all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
+           "lint_source", "notebook_cells", "iter_files"]
+
 #: Every rule: its code, what goes wrong, and the chapter that shows it.
 RULES: dict[str, tuple[str, str]] = {
     "ICE100": ("not valid Python: nothing else in it was checked", "book/debugging"),
@@ -48,7 +51,7 @@ CELL_MAGIC_WRITEFILE = re.compile(r"^%%(writefile|file)\b")
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: where, its code, and a message naming the chapter (Debugging chapter)."""
+    """One problem: where, its code, and a message naming the chapter (book/debugging.ipynb)."""
 
     path: str
     line: int
@@ -64,7 +67,7 @@ class Finding:
 
 @dataclass
 class LintReport:
-    """What ``lint`` found in some files (Debugging chapter, 'Lint before you run')."""
+    """What ``lint`` found in some files (book/debugging.ipynb, 'Lint before you run')."""
 
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
@@ -102,7 +105,7 @@ def message(code: str, detail: str) -> str:
 
 def check_tree(tree: ast.Module) -> list[tuple[int, int, str, str]]:
     """Every finding in a parsed tree as ``(line, col, code, message)``, sorted
-    (Debugging chapter).
+    (book/debugging.ipynb).
 
     This is what the flake8 plugin calls; ``col`` is 0-based, as in ``ast``.
     """
@@ -140,7 +143,7 @@ def _silenced(line: str, code: str) -> bool:
 
 def lint_source(source: str, path: str = "<string>", select: Iterable[str] | None = None,
                 ignore: Iterable[str] | None = None) -> list[Finding]:
-    """Lint one script given as text (Debugging chapter, 'Lint before you run').
+    """Lint one script given as text (book/debugging.ipynb, 'Lint before you run').
 
     ``select``/``ignore`` take code prefixes (``["ICE10"]``); a line ending in
     ``# noqa: ICE101`` (or a bare ``# noqa``) silences its findings.
@@ -194,7 +197,7 @@ def _keep(findings: list[Finding], lines: list[str], select, ignore) -> list[Fin
 
 def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]:
     """A notebook's code cells as ``(cell number, Python text)``, numbered from 1
-    (Debugging chapter, 'Lint before you run').
+    (book/debugging.ipynb, 'Lint before you run').
 
     IPython lines (``%magic``, ``!shell``) become blank lines, so line numbers still
     match; a cell magic other than ``%%writefile`` makes the whole cell blank.
@@ -225,7 +228,7 @@ def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]
 
 def lint_file(path: str | Path, select: Iterable[str] | None = None,
               ignore: Iterable[str] | None = None) -> list[Finding]:
-    """Lint one ``.py`` file or one notebook's code cells (Debugging chapter)."""
+    """Lint one ``.py`` file or one notebook's code cells (book/debugging.ipynb)."""
     path = Path(path)
     text = path.read_text(encoding="utf-8", errors="replace")
     if path.suffix == ".ipynb":
@@ -234,7 +237,8 @@ def lint_file(path: str | Path, select: Iterable[str] | None = None,
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """The ``.py`` and ``.ipynb`` files named, and those under the folders named."""
+    """The ``.py`` and ``.ipynb`` files named, and those in the folders named
+    (book/debugging.ipynb)."""
     for path in paths:
         path = Path(path)
         if path.is_dir():
@@ -252,7 +256,7 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
 
 def lint_paths(paths: Iterable[str | Path] | str | Path, select: Iterable[str] | None = None,
                ignore: Iterable[str] | None = None) -> LintReport:
-    """Lint files, notebooks and folders (Debugging chapter, 'Lint before you run')."""
+    """Lint files, notebooks and folders (book/debugging.ipynb, 'Lint before you run')."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     report = LintReport()

@@ -1,4 +1,4 @@
-"""The flake8 plugin: ``flake8 --select ICE`` runs ice_lab's lint rules (Debugging chapter).
+"""The flake8 plugin: ``flake8 --select ICE`` runs ice_lab's lint rules (book/debugging.ipynb).
 
 Registered as the ``ICE`` entry point of ``flake8.extension``; flake8 hands it the
 parsed tree and does ``--select``, ``--ignore`` and ``# noqa`` itself.
@@ -14,7 +14,7 @@ from .engine import check_tree
 
 
 class Plugin:
-    """flake8's view of ``ice_lab.lint`` (Debugging chapter): a tree in, findings out."""
+    """flake8's view of ``ice_lab.lint`` (book/debugging.ipynb): a tree in, findings out."""
 
     name = "ice-lab-lint"
     version = __version__
