@@ -23,8 +23,10 @@ def notebooks(args: list[str]) -> list[Path]:
         for arg in args:
             path = Path(arg)
             found += sorted(path.rglob("*.ipynb")) if path.is_dir() else [path]
-        return [p for p in found if ".ipynb_checkpoints" not in p.parts]
-    return sorted((ROOT / "book").glob("*.ipynb")) + sorted((ROOT / "labs").glob("*.ipynb"))
+    else:
+        found = sorted((ROOT / "book").glob("*.ipynb")) + sorted((ROOT / "labs").glob("*.ipynb"))
+    # hidden files (an editor's or a tool's scratch copies) are not notebooks of the book
+    return [p for p in found if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")]
 
 
 def copy(dest: Path, paths: list[Path]) -> list[Path]:

@@ -71,7 +71,7 @@ def notebooks() -> list[Path]:
         found += sorted(
             p.relative_to(ROOT)
             for p in (ROOT / d).rglob("*.ipynb")
-            if ".ipynb_checkpoints" not in p.parts
+            if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")
         )
     return found
 
