@@ -27,7 +27,7 @@ _WHERE = {
     "NonFiniteError": "nonfinite", "watch_nonfinite": "nonfinite",
     "watch_nonfinite_ops": "nonfinite",
     "MemoryBudget": "memory", "MemoryTrace": "memory", "memory_trace": "memory",
-    "estimate_peak": "memory", "cap_gpu_memory": "memory",
+    "estimate_peak": "gpu_memory", "cap_gpu_memory": "gpu_memory",
     "run_isolated": "isolate", "IsolatedResult": "isolate",
 }
 #: Functions named like the module that defines them: importing the module (``from

@@ -25,8 +25,6 @@ import torch
 
 from ._storage_tracker import _Tracker, _TrackingMode
 from ._text import check_int, format_bytes
-# ice_lab/__init__.py finds these two here until its table points at gpu_memory: then drop.
-from .gpu_memory import cap_gpu_memory, estimate_peak  # noqa: F401
 
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "parse_bytes"]
 
