@@ -1437,7 +1437,7 @@ X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 order = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
 return X[order], y[torch.randperm(len(y))]""",
-          "Shuffling the labels with a permutation of their own"),
+          "Shuffling the labels with a permutation of their own", hides=True),
         W("the labels sorted", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
@@ -1481,7 +1481,7 @@ return model, optimizer""", "setup(0) twice gives two different models"),
           "compute_loss must equal F.cross_entropy(logits, labels)"),
         W("the log of softmax, by hand", """
 return F.nll_loss(torch.log(F.softmax(logits, dim=1)), labels)""",
-          "the log of an underflowed probability is -inf"),
+          "the log of an underflowed probability is -inf", hides=True),
         W("summed instead of averaged", 'return F.cross_entropy(logits, labels, reduction="sum")',
           "compute_loss must equal F.cross_entropy(logits, labels)"),
         W("softmax twice removed, but log_softmax fed to cross_entropy", """
@@ -1507,7 +1507,7 @@ loss = compute_loss(model(xb), yb)
 loss.backward()
 optimizer.zero_grad()
 optimizer.step()
-return loss.item()""", "wipes the gradient just computed"),
+return loss.item()""", "wipes the gradient just computed", hides=True),
         W("never cleared (the script as it was)", """
 loss = compute_loss(model(xb), yb)
 loss.backward()
@@ -1563,7 +1563,7 @@ for xb, yb in loader:
     total_loss += compute_loss(logits, yb).detach() * len(yb)
     correct += (logits.argmax(dim=1) == yb).sum().item()
 n = len(loader.dataset)
-return total_loss / n, correct / n""", "the result is still a tensor"),
+return total_loss / n, correct / n""", "the result is still a tensor", hides=True),
         W("no_grad, but the total kept as a tensor", """
 total_loss, correct = 0.0, 0
 with torch.no_grad():
@@ -1618,6 +1618,7 @@ with torch.no_grad():
         correct += (logits.argmax(dim=1) == yb).sum().item()
 model.train()
 n = len(loader.dataset)
-return total_loss / n, correct / n""", "A model handed over in eval() mode stays in eval()"),
+return total_loss / n, correct / n""", "A model handed over in eval() mode stays in eval()",
+          hides=True),
     )),
 ]
