@@ -61,9 +61,10 @@ def build_venv(version: str) -> Path:
     return python
 
 
-def unit_tests(python: Path) -> str:
+def unit_tests(python: Path, kernel: bool = True) -> str:
+    marks = [] if kernel else ["-m", "not kernel"]
     out = _run([str(python), "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-                "--deselect", "tests/test_strictness.py"],
+                "--deselect", "tests/test_strictness.py", *marks],
                cwd=ROOT, capture_output=True)
     print(out.stdout[-3000:])
     last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "no output"
@@ -79,13 +80,13 @@ import os, sys
 sys.path.insert(0, {tools!r})
 import booktools, gpu_verify
 os.environ.update(booktools.EXECUTION_ENV)
-jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students=True)
+jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students={students})
 passed, failed = gpu_verify.run_notebooks(jobs, timeout=900, workers={workers})
 print("notebooks:", passed, "of", passed + failed, "ran with no error cell", flush=True)
 """
 
 
-def notebooks(python: Path, workers: int = 1) -> tuple[str, list[str]]:
+def notebooks(python: Path, workers: int = 1, students: bool = True) -> tuple[str, list[str]]:
     """Execute every notebook, and every student edition with its solutions filled in,
     each alone in a temporary folder (as on Colab), with ``python``'s torch."""
     scratch = Path(tempfile.mkdtemp(prefix="ice-compat-"))
@@ -93,7 +94,8 @@ def notebooks(python: Path, workers: int = 1) -> tuple[str, list[str]]:
         # A scratch copy of the repository, so no committed notebook is touched.
         shutil.copytree(ROOT, scratch / "repo", ignore=shutil.ignore_patterns(
             ".venv*", "_build", ".git", "__pycache__", ".pytest_cache"))
-        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"), workers=workers)
+        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"), workers=workers,
+                              students=students)
         out = _run([str(python), "-c", code], cwd=scratch / "repo", capture_output=True,
                    env=dict(os.environ, PYTHONPATH=str(scratch / "repo")))
         print(out.stdout[-6000:], out.stderr[-2000:])
@@ -126,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("versions", nargs="+", help="torch versions, e.g. 2.6.0 2.15.0")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at a time")
+    parser.add_argument("--quick", action="store_true",
+                        help="unit tests without the kernel ones, no student editions")
     parser.add_argument("--record", default=str(ROOT / "reference" / "compat.json"),
                         help="where to write the table as JSON (default reference/compat.json)")
     args = parser.parse_args(argv)
@@ -134,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         python = build_venv(version)
         actual = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"],
                                 capture_output=True, text=True).stdout.strip()
-        tests = unit_tests(python)
-        ran, failed = notebooks(python, args.jobs)
+        tests = unit_tests(python, kernel=not args.quick)
+        ran, failed = notebooks(python, args.jobs, students=not args.quick)
         rows.append((actual, tests, ran, failed))
     print("\ncompatibility:")
     for actual, tests, ran, failed in rows:
