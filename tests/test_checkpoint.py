@@ -141,6 +141,7 @@ def test_malicious_payload_refused_and_never_runs(tmp_path):
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+@pytest.mark.kernel
 def test_gpu_checkpoint_on_cpu_machine(tmp_path):
     path = tmp_path / "gpu.pt"
     # In a child: storages tagged "cuda:0", the bytes a GPU save writes.
@@ -288,6 +289,7 @@ save_checkpoint(path, step=2, model={"w": torch.full((256, 256), 2.0)})
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
 @pytest.mark.parametrize("phase", ["mid-write", "before-replace"])
+@pytest.mark.kernel
 def test_sigkill_mid_save_leaves_previous_checkpoint_intact(tmp_path, phase):
     path = tmp_path / "step-001.pt"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -312,6 +314,7 @@ def test_sigkill_mid_save_leaves_previous_checkpoint_intact(tmp_path, phase):
 
 
 # --------------------------------------------------------------------------- the harness
+@pytest.mark.kernel
 def test_resume_trials_bit_exact(tmp_path):
     sys.path.insert(0, str(ROOT / "tools"))
     import resume_trials
