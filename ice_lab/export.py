@@ -118,7 +118,8 @@ class ExportReport(Report):
             elif all(r.agree):
                 lines.append(where + "agree")
             else:
-                worst = [f"output {i}: max abs diff {a:.2g}, max rel diff {q:.2g}"
+                # one significant digit: a disagreement's size, not digits that move
+                worst = [f"output {i}: max abs diff {a:.1g}, max rel diff {q:.1g}"
                          for i, (a, q, ok) in enumerate(zip(r.max_abs, r.max_rel, r.agree))
                          if not ok]
                 lines.append(where + "DIFFER, " + "; ".join(worst))

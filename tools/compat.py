@@ -114,8 +114,8 @@ def write_record(rows: list[tuple[str, str, str, list[str]]], path: Path) -> Non
     record = {
         "date": datetime.date.today().isoformat(),
         "python": sys.version.split()[0],
-        "runs": [
-            {"torch": actual, "unit_tests": tests, "notebooks": ran, "failures": failed}
+        "versions": [  # the schema tools/status.py reads (COMPAT_SCHEMA)
+            {"torch": actual, "unit_tests": tests, "notebooks": ran, "failed": failed}
             for actual, tests, ran, failed in rows
         ],
     }
