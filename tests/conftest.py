@@ -18,6 +18,9 @@ import subprocess
 
 import pytest
 
+# Lint fixtures: notebooks with the bugs `ice-lab lint` must find, read, never executed.
+collect_ignore_glob = ["lint_cases/*.ipynb"]
+
 _current = {"test": "a test of this run"}
 
 
