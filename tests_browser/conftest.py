@@ -10,29 +10,12 @@ book as a reader without network does.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM, CHROMIUM_ARGS, HTML, SCREENSHOTS
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: object, client_address: object) -> None:
-        # The browser drops connections it no longer needs (a page closed mid-load).
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
+from helpers import CHROMIUM, CHROMIUM_ARGS, HTML, SCREENSHOTS, serve
 
 
 @pytest.fixture(scope="session")
@@ -42,15 +25,8 @@ def site() -> Iterator[str]:
         pytest.fail(
             f"no built book in {HTML}: run `make book` (make test-browser does)"
         )
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    server = _Server(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -50,3 +56,30 @@ def source_of(page: str) -> Path | None:
         if path.exists():
             return path
     return None
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # The browser drops connections it no longer needs (a page closed mid-load).
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+@contextlib.contextmanager
+def serve(directory: Path, path: str = "/") -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 while the block runs; yield the URL of ``path``."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = _Server(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{path}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -16,12 +16,9 @@ the status page and the stamp under every chapter's title, all built from data.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,7 +27,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 import yaml
-from helpers import DESKTOP, HTML, PHONE, ROOT, toc_files
+from helpers import DESKTOP, HTML, PHONE, ROOT, serve, toc_files
 
 sys.path.insert(0, str(ROOT / "tools"))
 import status  # noqa: E402
@@ -49,11 +46,6 @@ PARTS = {
 BROWSED = [PAGES[0], "book/numerics", "labs/lab-nan", "book/status"]
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
 @pytest.fixture(scope="module")
 def subpath_site() -> Iterator[str]:
     """_build/html served at http://127.0.0.1:<port>/tensor-of-ice/, nothing at /."""
@@ -61,15 +53,8 @@ def subpath_site() -> Iterator[str]:
         pytest.fail(f"no built book in {HTML}: run `make book`")
     with tempfile.TemporaryDirectory(prefix="ice-pages-") as folder:
         (Path(folder) / PREFIX.strip("/")).symlink_to(HTML.resolve())
-        handler = functools.partial(_Handler, directory=folder)
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_port}{PREFIX}"
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve(Path(folder), PREFIX) as url:
+            yield url
 
 
 def _built(page: str) -> str:
