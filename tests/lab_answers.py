@@ -1077,7 +1077,18 @@ if torch.cuda.is_available():
     return torch.device(f"cuda:{local_rank}")
 return torch.device("cpu")
 """),
+        R("set_device(LOCAL_RANK), then plain 'cuda'", """
+if torch.cuda.is_available():
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    return torch.device("cuda")
+return torch.device("cpu")
+"""),
     ), wrong=(
+        W("cuda:1 hard-coded (the check's first LOCAL_RANK)", """
+if torch.cuda.is_available():
+    return torch.device("cuda", 1)
+return torch.device("cpu")
+""", "expected cuda:2 (LOCAL_RANK=2)"),
         W("cuda:RANK (the same number on one machine)", """
 if torch.cuda.is_available():
     return torch.device("cuda", int(os.environ["RANK"]))
