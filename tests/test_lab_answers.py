@@ -1,5 +1,5 @@
 """Every lab check accepts every recorded right answer and rejects every recorded wrong one
-with the hint that names that mistake (the table is tests/lab_answers.py).
+with the hint that names that mistake (the table is tests/lab_answers/, one module per lab).
 
 One kernel per lab runs the lab top to bottom. At each exercise, before the solution
 itself, it runs the solution cell with each recorded answer in place of the region between
@@ -256,11 +256,11 @@ def every_lab() -> list[str]:
 
 
 def test_every_lab_is_in_the_table():
-    """A lab with graded exercises but no entry in tests/lab_answers.py fails here, unless it
+    """A lab with graded exercises but no entry in tests/lab_answers/ fails here, unless it
     is named in KNOWN_GAPS; a gap that has been filled must leave KNOWN_GAPS."""
     missing = [lab for lab in every_lab() if regions(booktools.read(lab)) and lab not in LABS]
     assert set(missing) <= set(KNOWN_GAPS), (
-        f"labs without entries in tests/lab_answers.py: {sorted(set(missing) - set(KNOWN_GAPS))}")
+        f"labs without entries in tests/lab_answers/: {sorted(set(missing) - set(KNOWN_GAPS))}")
     filled = set(KNOWN_GAPS) & set(LABS)
     assert not filled, f"remove from KNOWN_GAPS, their entries exist now: {sorted(filled)}"
 

@@ -1,0 +1,115 @@
+"""Right and wrong answers to the exercises of labs/lab-device.ipynb (see __init__.py)."""
+
+from __future__ import annotations
+
+from .answer import Exercise, R, W
+
+LAB = "labs/lab-device.ipynb"
+DEVICE = LAB
+
+_POOL = """
+batch, length, _ = x.shape
+position = {position} / length
+position = position.expand(batch, length).unsqueeze(-1)
+h = torch.relu(self.proj(torch.cat([x, position], dim=-1)))
+weights = {weights} / length
+return self.head((h * weights[None, :, None]).sum(dim=1))
+"""
+
+
+def pool_answer(position="torch.arange(length, device=x.device)",
+                weights="torch.ones(length, device=x.device)"):
+    return _POOL.format(position=position, weights=weights)
+
+
+_VALID = """
+if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
+    raise ValueError(f"labels must be integer class indices, got dtype {{labels.dtype}}")
+{body}
+"""
+_RANGE = """bad = (labels < 0) | (labels >= num_classes)
+if bad.any():
+    raise ValueError(f"labels outside 0..{num_classes - 1}: {torch.unique(labels[bad]).tolist()}")"""
+
+EXERCISES: list[Exercise] = [
+    # ================================================================== lab-device
+    Exercise(DEVICE, "device_train_step", right=(
+        R("model = model.to(device), then each tensor",
+          "model = model.to(device)\nx = x.to(device)\ny = y.to(device)"),
+        R("a generator over the batch", "model.to(device)\nx, y = (t.to(device) for t in (x, y))"),
+        R("non_blocking=True", "model.to(device)\nx = x.to(device, non_blocking=True)\n"
+          "y = y.to(device, non_blocking=True)"),
+    ), wrong=(
+        W("x.to(device) without assigning the result", "model.to(device)\nx.to(device)\ny.to(device)",
+          "Move the model, x AND y"),
+        W("the labels left behind", "model.to(device)\nx = x.to(device)", "(the labels too)"),
+        W("the batch moved, not the model", "x, y = x.to(device), y.to(device)",
+          "Move the model, x AND y"),
+        W("everything moved to the CPU", "model.to('cpu')\nx, y = x.cpu(), y.cpu()",
+          "moving everything to the CPU (or to where the model already is) hides the error",
+          hides=True),
+        W("the batch moved to the model's device, the model left",
+          "here = next(model.parameters()).device\nx, y = x.to(here), y.to(here)",
+          "hides the error", hides=True),
+    )),
+    Exercise(DEVICE, "device_forward", right=(
+        R(".to(x.device) after creating", pool_answer(
+            position="torch.arange(length).to(x.device)", weights="torch.ones(length).to(x.device)")),
+        R("x.new_ones and torch.arange(..., device=x.device)", pool_answer(weights="x.new_ones(length)")),
+        R("ones_like a slice of x", pool_answer(weights="torch.ones_like(x[0, :, 0])")),
+    ), wrong=(
+        W("new tensors created on the default device (the bug)", pool_answer(
+            position="torch.arange(length)", weights="torch.ones(length)"),
+          "Create each tensor in forward with device=x.device"),
+        W("only the first factory call fixed", pool_answer(weights="torch.ones(length)"),
+          "Create each tensor in forward with device=x.device"),
+        W("the lab's OTHER device hard-coded", pool_answer(
+            position="torch.arange(length, device=OTHER)", weights="torch.ones(length, device=OTHER)"),
+          "A hard-coded 'cuda' or a global device is not the input's device"),
+        W("the error caught, a placeholder returned", """
+try:
+    batch, length, _ = x.shape
+    position = torch.arange(length) / length
+    position = position.expand(batch, length).unsqueeze(-1)
+    h = torch.relu(self.proj(torch.cat([x, position], dim=-1)))
+    weights = torch.ones(length) / length
+    return self.head((h * weights[None, :, None]).sum(dim=1))
+except RuntimeError:
+    return torch.zeros(x.shape[0], 3, device=x.device)
+""", "returning a placeholder, or moving x elsewhere, hides the bug", hides=True),
+    )),
+    Exercise(DEVICE, "device_validate_labels", right=(
+        R("min and max", _VALID.format(body="""if labels.numel() and (labels.min() < 0 or labels.max() >= num_classes):
+    bad = labels[(labels < 0) | (labels >= num_classes)]
+    raise ValueError(f"bad labels {torch.unique(bad).tolist()} (classes 0..{num_classes - 1})")""")),
+        R("a TypeError for the wrong dtype", _VALID.replace("raise ValueError(f\"labels must", "raise TypeError(f\"labels must")
+          .format(body=_RANGE)),
+        R("an allowed-dtype set", """
+if labels.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8):
+    raise ValueError(f"labels must be integer class indices, got {labels.dtype}")
+""" + _RANGE),
+    ), wrong=(
+        W("checking the largest label only", """
+if labels.max() >= num_classes:
+    raise ValueError(f"label {labels.max().item()} is not a class index 0..{num_classes - 1}")""",
+          "negative labels are out of range too"),
+        W("floating-point labels refused, booleans not", """
+if labels.dtype.is_floating_point:
+    raise ValueError(f"labels must be integer class indices, got dtype {labels.dtype}")
+""" + _RANGE, "boolean labels are not class indices either"),
+        W("labels clamped in place", "labels.clamp_(0, num_classes - 1)",
+          "do not clamp or repair them", hides=True),
+        W("labels shifted in place when they look 1-based",
+          "if labels.max() == num_classes:\n    labels -= 1", "do not clamp or repair them", hides=True),
+        W("off by one: labels > num_classes refused, label 10 passes",
+          _VALID.format(body=_RANGE.replace(">= num_classes", "> num_classes")),
+          "not only > num_classes"),
+        W("an assert instead of ValueError", "assert labels.max() < num_classes and labels.min() >= 0, "
+          "'labels out of range'", "raise ValueError, not assert"),
+        W("a printed warning", "if labels.max() >= num_classes or labels.min() < 0:\n"
+          "    print('warning: labels out of range')", "printing or warning lets training go on",
+          hides=True),
+        W("a message without the values", _VALID.format(body="""if ((labels < 0) | (labels >= num_classes)).any():
+    raise ValueError("some labels are out of range")"""), "the message must name the bad value 10"),
+    )),
+]
