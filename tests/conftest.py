@@ -34,6 +34,12 @@ def _refuse(*args, **kwargs):
 def pytest_collection_finish(session: pytest.Session) -> None:
     # After collection: importing a library may start a helper process once (ldconfig).
     if "not kernel" in (session.config.getoption("markexpr") or ""):
+        # matplotlib builds its font cache on first import, on a fresh machine, by running
+        # `fc-list`: let it happen here, before the guard, not inside the first plotting test.
+        try:
+            import matplotlib.font_manager  # noqa: F401
+        except ImportError:
+            pass
         subprocess.Popen.__init__ = _refuse  # type: ignore[method-assign]
         multiprocessing.process.BaseProcess.start = _refuse  # type: ignore[method-assign]
 
