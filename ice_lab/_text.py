@@ -8,7 +8,8 @@ alike:
   PyTorch's messages with it);
 * ``format_bytes(n)``: ``"1.50 MiB"``, binary units like PyTorch's OOM messages;
 * ``error_line(error)``: ``"TypeName: first line"``, how a tool quotes an exception;
-* ``check_int(name, value, minimum)``: a whole-number argument, or a clear error;
+* ``check_int(name, value, minimum, maximum=None)``: a whole-number argument, or a clear
+  error;
 * ``Report``: the mixin of every result a tool returns (Jupyter shows its ``str()``);
 * ``check_number(name, value, ...)``: a real-number argument (seconds, a rate, a size),
   or a clear error. Both raise ``TypeError`` for a wrong type (a string, a bool) and
@@ -75,10 +76,11 @@ def format_bytes(n: float) -> str:
     return f"{int(n)} bytes"
 
 
-def check_int(name: str, value: Any, minimum: int) -> int:
+def check_int(name: str, value: Any, minimum: int, *, maximum: int | None = None) -> int:
     """``value`` as a Python ``int`` if it is a whole number (``int`` or a NumPy integer,
-    never ``bool``) of at least ``minimum``; otherwise a ``TypeError`` / ``ValueError``
-    that names the argument, what it got and what to pass instead.
+    never ``bool``) of at least ``minimum`` (and at most ``maximum``, if given); otherwise
+    a ``TypeError`` / ``ValueError`` that names the argument, what it got and what to pass
+    instead.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(
@@ -87,6 +89,8 @@ def check_int(name: str, value: Any, minimum: int) -> int:
         )
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}.")
     return int(value)
 
 

@@ -15,21 +15,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import signal
-import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _child
 from ._text import Report, check_int, check_number
 
 __all__ = ["TorchrunResult", "torchrun"]
 
-_MARK = "ICE_LAB_TORCHRUN_JOB"  # every process of a job inherits it: how leftovers are found
+_GRACE = 30.0  # seconds torchrun has, after SIGTERM at the timeout, to stop its ranks
 
 
 @dataclass
@@ -89,28 +86,6 @@ def _clean(text: str, cwd: Path) -> str:
     return re.sub(r"(\d+\.\d+\.\d+\.\d+\]?):\d+", r"\1:<port>", text)
 
 
-def _kill_leftovers(mark: str) -> int:
-    """Kill the processes that carry this job's mark; return how many there were."""
-    try:
-        import psutil  # installed with Jupyter (ipykernel needs it)
-    except ImportError:  # pragma: no cover
-        return 0
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.pid != os.getpid() and proc.environ().get(_MARK) == mark:
-                found.append(proc)
-        except (psutil.Error, OSError):
-            continue  # gone already, or not ours to read
-    for proc in found:
-        try:
-            proc.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(found, timeout=10)
-    return len(found)
-
-
 def torchrun(
     script: str | os.PathLike,
     *args: str,
@@ -126,7 +101,12 @@ def torchrun(
     ``CUDA_VISIBLE_DEVICES=""`` (``gpus_hidden`` is then True), so that a script that picks
     ``cuda:LOCAL_RANK`` when CUDA is available falls back to the CPU and ``gloo`` instead
     of asking for a GPU that does not exist. With one GPU per rank, the GPUs stay visible.
-    After ``timeout`` seconds torchrun gets SIGTERM, which it passes on to every rank.
+    After ``timeout`` seconds torchrun gets SIGTERM, which it passes on to every rank; 30
+    seconds later whatever of the job still runs is killed. A process the job leaves
+    running (one started in a session of its own, say) is killed and counted in
+    ``leftover``. ``nproc_per_node`` is a whole number from 1 to 8 (one machine);
+    ``timeout`` a positive number of seconds: a wrong type raises ``TypeError``, a value
+    out of range ``ValueError``.
     Never raises for what the job does: read ``returncode``, ``stdout``, ``stderr`` and
     ``root_cause()`` of the returned ``TorchrunResult``.
 
@@ -137,50 +117,27 @@ def torchrun(
             f"torchrun: no script {str(script)!r} here ({os.getcwd()}); pass the path of "
             "a .py file relative to the notebook's folder, e.g. 'scripts/ddp_train.py'."
         )
-    n = check_int("nproc_per_node", nproc_per_node, minimum=1)
-    if n > 8:
-        raise ValueError(f"nproc_per_node must be at most 8 on one machine, got {n}.")
+    n = check_int("nproc_per_node", nproc_per_node, 1, maximum=8)  # GPUs of one machine
     timeout = check_number("timeout", timeout, positive=True, unit="seconds")
     flags = ["--standalone", f"--nproc_per_node={n}", str(script), *map(str, args)]
-    mark = uuid.uuid4().hex
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", **{_MARK: mark})
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
     gpus_hidden = 0 < _visible_gpus() < n
     if gpus_hidden:
         env["CUDA_VISIBLE_DEVICES"] = ""  # fewer GPUs than ranks: every rank on the CPU
-    start = time.perf_counter()
-    timed_out = False
-    # Output goes to files, not pipes: a process the job leaves behind could hold a pipe
-    # open, and reading it would wait for that process instead of for torchrun.
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "torch.distributed.run", *flags],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
-        )
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            proc.send_signal(signal.SIGTERM)  # torchrun stops its ranks, then exits
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        finally:
-            if proc.poll() is None:  # interrupted (Ctrl-C in the notebook)
-                proc.kill()
-            proc.wait()
-            leftover = _kill_leftovers(mark)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = (f.read().decode("utf-8", "replace") for f in (out, err))
+    # On timeout torchrun gets SIGTERM and _GRACE seconds to stop its ranks; then the
+    # job's whole process group is killed, and any process of it left is killed too.
+    done = _child.run(
+        [sys.executable, "-m", "torch.distributed.run", *flags],
+        timeout=timeout, env=env, grace=_GRACE,
+    )
     return TorchrunResult(
         command=shlex.join(["torchrun", *flags]),
-        returncode=proc.returncode,
-        stdout=_clean(stdout, Path.cwd()),
-        stderr=_clean(stderr, Path.cwd()),
-        timed_out=timed_out,
-        leftover=leftover,
-        seconds=time.perf_counter() - start,
+        returncode=done.returncode,
+        stdout=_clean(done.stdout, Path.cwd()),
+        stderr=_clean(done.stderr, Path.cwd()),
+        timed_out=done.timed_out,
+        leftover=done.leftover,
+        seconds=done.seconds,
         gpus_hidden=gpus_hidden,
     )
 

@@ -13,9 +13,10 @@ stderr, the exit status, and whether it timed out.
     died: exit code -6 (SIGABRT) without a Python exception
 
 The child is started with ``subprocess`` (never ``fork``: safe after CUDA was initialised
-and inside Jupyter), in its own process group that is killed as a whole on timeout; the
-temporary files are always removed. It imports only what the code imports: a child that
-does not use torch starts in a fraction of a second.
+and inside Jupyter) by ``ice_lab``'s one child runner (``_child.py``, which ``torchrun``
+uses too): in its own process group, killed as a whole on timeout; whatever it leaves
+running is killed when it ends; the temporary files are always removed. It imports only
+what the code imports: a child that does not use torch starts in a fraction of a second.
 
 Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit page
 (``book/toolkit.ipynb``).
@@ -28,13 +29,13 @@ import importlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+from . import _child
 from ._text import Report, check_number, first_line
 
 __all__ = ["IsolatedResult", "NotImportableError", "importable_name", "run_isolated"]
@@ -267,19 +268,6 @@ def _diagnose(data: dict[str, Any]) -> Any:
         return None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows
-            proc.kill()
-    except (ProcessLookupError, PermissionError, OSError):
-        try:
-            proc.kill()
-        except OSError:
-            pass
-
-
 def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 60.0) -> IsolatedResult:
     """Run code in a fresh child Python process and return its outcome as an ``IsolatedResult``.
 
@@ -317,32 +305,16 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
     with tempfile.TemporaryDirectory(prefix="ice_lab_isolated_") as tmp:
         job_path = os.path.join(tmp, "job.json")
         result_path = os.path.join(tmp, "result.json")
-        out_path = os.path.join(tmp, "stdout.txt")
-        err_path = os.path.join(tmp, "stderr.txt")
         with open(job_path, "w", encoding="utf-8") as f:
             json.dump(job, f)
-        timed_out = False
-        with open(out_path, "wb") as out_f, open(err_path, "wb") as err_f:
-            try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", _RUNNER, job_path, result_path],
-                    stdin=subprocess.DEVNULL,
-                    stdout=out_f,
-                    stderr=err_f,
-                    env=env,
-                    start_new_session=hasattr(os, "killpg"),
-                )
-            except OSError as err:
-                return IsolatedResult(ok=False, stderr=f"could not start {sys.executable}: {err}", timeout=timeout)
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                _kill_group(proc)  # the child on timeout/interrupt, and anything it left behind
-                proc.wait()
-        stdout = _read(out_path)
-        stderr = _read(err_path)
+        try:
+            done = _child.run(
+                [sys.executable, "-c", _RUNNER, job_path, result_path], timeout=timeout, env=env
+            )
+        except OSError as err:
+            return IsolatedResult(
+                ok=False, stderr=f"could not start {sys.executable}: {err}", timeout=timeout
+            )
         data: dict[str, Any] | None = None
         if os.path.exists(result_path):
             try:
@@ -353,13 +325,13 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
 
     result = IsolatedResult(
         ok=False,
-        stdout=_tail(stdout),
-        stderr=_tail(stderr),
-        exitcode=proc.returncode,
-        timed_out=timed_out,
+        stdout=_tail(done.stdout),
+        stderr=_tail(done.stderr),
+        exitcode=done.returncode,
+        timed_out=done.timed_out,
         timeout=timeout,
     )
-    if data is not None and not timed_out:
+    if data is not None and not done.timed_out:
         if data.get("ok"):
             result.ok = True
         else:
@@ -368,11 +340,3 @@ def run_isolated(fn_or_source: Union[Callable[[], Any], str], timeout: float = 6
             result.traceback = _tail(data.get("traceback", ""))
             result.diagnosis = _diagnose(data)
     return result
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""

@@ -153,9 +153,12 @@ def test_root_cause_is_the_block_after_its_heading():
         ({"nproc_per_node": 0}, ValueError, "nproc_per_node must be"),
         ({"nproc_per_node": 2.0}, TypeError, "nproc_per_node must be a whole number"),
         ({"nproc_per_node": True}, TypeError, "nproc_per_node must be a whole number"),
-        ({"nproc_per_node": 9}, ValueError, "at most 8"),
+        ({"nproc_per_node": 9}, ValueError, "nproc_per_node must be at most 8, got 9"),
         ({"timeout": 0}, ValueError, "timeout must be a positive"),
         ({"timeout": -1.0}, ValueError, "timeout must be a positive"),
+        ({"timeout": float("inf")}, ValueError, "timeout must be a finite number"),
+        ({"timeout": "2"}, TypeError, "timeout must be a number of seconds"),
+        ({"timeout": True}, TypeError, "timeout must be a number of seconds"),
     ],
 )
 def test_bad_arguments_are_refused_before_anything_starts(workdir, kwargs, error, match):

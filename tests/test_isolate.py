@@ -97,6 +97,22 @@ def test_hang_past_the_timeout_kills_the_whole_group():
     assert state == "gone" or "Z" in state or "X" in state, f"grandchild {pid} still running: {state}"
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads process states from /proc")
+def test_what_the_child_leaves_running_is_killed_when_it_ends():
+    """A process started in a session of its own leaves the child's group, not its mark."""
+    result = run_isolated(
+        f"""
+        import subprocess
+        sleeper = [{sys.executable!r}, "-c", "import time; time.sleep(600)"]
+        print(subprocess.Popen(sleeper, start_new_session=True).pid)
+        """
+    )
+    assert result.ok, result.stderr
+    pid = int(result.stdout)
+    state = _wait_until_dead(pid)
+    assert state == "gone" or "Z" in state or "X" in state, f"leftover {pid} still running: {state}"
+
+
 def test_torch_error_is_reported_with_a_diagnosis():
     result = run_isolated(
         """
@@ -220,8 +236,3 @@ def test_bad_code_arguments():
         run_isolated(42)
     with pytest.raises(SyntaxError, match="does not compile"):
         run_isolated("def broken(:\n    pass")
-
-
-@pytest.mark.parametrize("obj", [run_isolated, IsolatedResult])
-def test_docstrings_name_the_chapter(obj):
-    assert "Devices chapter (``book/devices.ipynb``)" in " ".join(obj.__doc__.split())

@@ -46,9 +46,12 @@ def test_check_int_refuses_what_is_not_a_whole_number(value):
         check_int("n", value, 1)
 
 
-def test_check_int_names_the_minimum():
+def test_check_int_names_the_minimum_and_the_maximum():
     with pytest.raises(ValueError, match="epochs must be at least 1, got 0"):
         check_int("epochs", 0, 1)
+    with pytest.raises(ValueError, match="ranks must be at most 8, got 9"):
+        check_int("ranks", 9, 1, maximum=8)
+    assert check_int("ranks", np.int64(8), 1, maximum=8) == 8
 
 
 def test_data_and_train_share_the_check():
