@@ -1,47 +1,57 @@
-"""Every lab check accepts every recorded right answer and rejects every recorded wrong one
-with the hint that names that mistake (the table is tests/lab_answers/, one module per lab).
+"""Every lab check refuses the shipped stub, accepts every recorded right answer and rejects
+every recorded wrong one with the hint that names that mistake (the table is
+tests/lab_answers/, one module per lab).
 
-One kernel per lab runs the lab top to bottom. At each exercise, before the solution
-itself, it runs the solution cell with each recorded answer in place of the region between
-``# BEGIN SOLUTION`` and ``# END SOLUTION``, followed by the cells up to the exercise's
-last check:
+One kernel per lab runs the lab top to bottom (the probe). At each exercise, before the
+solution itself, it plays:
 
-* a wrong answer: the first cell that fails must be one of the exercise's visible checks,
-  failing with an ``AssertionError`` whose message holds the recorded hint. A wrong answer
-  that passes every check, that fails on a raw error (in the check, or earlier, where no
-  hint can speak), or that fails with another message, fails this test;
-* a right answer: every check passes, the hidden ones included.
+* the **stub**, as the student edition in ``student/`` ships it: its solution cell, then
+  each of its visible check cells, every one of which must fail (a check that passes on
+  the stub could never fail, and would grade nothing);
+* each recorded **wrong** answer, in place of the region between ``# BEGIN SOLUTION`` and
+  ``# END SOLUTION``, followed by the cells up to the exercise's last check: the first cell
+  that fails must be one of the exercise's visible checks, failing with an
+  ``AssertionError`` whose message holds the recorded hint. A wrong answer that passes
+  every check, that fails on a raw error (in the check, or earlier, where no hint can
+  speak), or that fails with another message, fails this test;
+* each recorded **right** answer: every check passes, the hidden ones included.
 
-After the first failing cell, the rest of that answer's cells are skipped (an IPython
-input transformer turns them into ``pass``), so a wrong answer costs little. Then the
-lab's own solution runs, and the lab goes on from the state it leaves.
+After the first failing cell of an answer, the rest of that answer's cells are skipped (an
+IPython input transformer turns them into ``pass``), so a wrong answer costs little. Then
+the lab's own solution runs, and the lab goes on from the state it leaves; its own cells
+must not fail. So each lab is executed once here, answers and stubs included, from a kernel
+already at each exercise.
+
+The three tests of a lab share its probe (computed once per pytest worker) and run in one
+worker (``xdist_group``), so under ``pytest -n 2 --dist loadgroup`` two labs are probed at
+a time.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from lab_answers import EXERCISES, Answer, Exercise
+from lab_answers import EXERCISES, Exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import booktools  # noqa: E402
-
-pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
+import solutions  # noqa: E402
+import student  # noqa: E402
 
 LABS = sorted({ex.lab for ex in EXERCISES})
 PROBE = "ice_lab_answers"  # cell metadata key of the probe notebook
-START, END = "# PROBE-START", "# PROBE-END"
+START, STUB, END = "# PROBE-START", "# PROBE-STUB", "# PROBE-END"
 
 # Installed once in the probe kernel: after a cell of an answer fails, the answer's other
-# cells run as `pass`, until the next PROBE-START cell.
+# cells run as `pass`, until the next START, STUB or END cell. A stub's cells all run: each
+# of its checks must fail on its own.
 SKIPPER = f'''{START}
 import IPython as _IPython
 
@@ -52,11 +62,8 @@ class _Probe:
 
 
 def _probe_transform(lines):
-    if lines and lines[0].startswith("{START}"):
-        _Probe.active, _Probe.skip = True, False
-        return lines
-    if lines and lines[0].startswith("{END}"):
-        _Probe.active, _Probe.skip = False, False
+    if lines and lines[0].startswith(("{START}", "{STUB}", "{END}")):
+        _Probe.active, _Probe.skip = lines[0].startswith("{START}"), False
         return lines
     return ["pass\\n"] if _Probe.skip else lines
 
@@ -96,19 +103,10 @@ def regions(nb: nbformat.NotebookNode) -> dict[str, Region]:
 
 
 def with_solution(source: str, body: str) -> str:
-    """The solution cell's source with its solution region replaced by ``body``."""
-    kept, inside, count = [], False, 0
-    for line in source.splitlines():
-        begin = booktools.SOLUTION_BEGIN.match(line)
-        if begin:
-            inside, count = True, count + 1
-            kept += [begin.group(1) + b if b.strip() else "" for b in body.strip("\n").splitlines()]
-        elif booktools.SOLUTION_END.match(line):
-            inside = False
-        elif not inside:
-            kept.append(line)
+    """The solution cell's source with its one solution region replaced by ``body``."""
+    count = len(solutions.regions(source))
     assert count == 1, f"expected one solution region, found {count}"
-    return "\n".join(kept)
+    return solutions.with_solution(source, body)
 
 
 def _cell(source: str, key: str, role: str, grade_id: str = "") -> nbformat.NotebookNode:
@@ -117,9 +115,31 @@ def _cell(source: str, key: str, role: str, grade_id: str = "") -> nbformat.Note
     return cell
 
 
+def _grade_id(cell: nbformat.NotebookNode) -> str:
+    return booktools.nbgrader(cell)["grade_id"]
+
+
+def stub_cells(grade_id: str, region: Region, nb: nbformat.NotebookNode,
+               shipped: dict[str, nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """The shipped student edition's stub of exercise ``grade_id`` and its visible checks,
+    as probe cells (the key ``<grade_id>/stub/0``)."""
+    key = f"{grade_id}/stub/0"
+    assert grade_id in shipped, f"student/ lacks exercise {grade_id}: run `make student`"
+    stub = shipped[grade_id].source
+    assert solutions.STUDENT_STUB in stub, f"{grade_id} is not stubbed in student/"
+    cells = [_cell(STUB, key, "start"), _cell(stub, key, "stub", grade_id)]
+    for j in region.checks:
+        check = _grade_id(nb.cells[j])
+        assert check in shipped, f"student/ lacks the check {check}: run `make student`"
+        cells.append(_cell(shipped[check].source, key, "check", check))
+    return cells + [_cell(END, key, "end")]
+
+
 def probe_notebook(lab: str) -> nbformat.NotebookNode:
     nb = booktools.read(lab)
     found = regions(nb)
+    edition = booktools.read(student.STUDENT_DIR / Path(lab).name)
+    shipped = {_grade_id(c): c for c in edition.cells if booktools.nbgrader(c) is not None}
     mine = {ex.solution: ex for ex in EXERCISES if ex.lab == lab}
     unknown = set(mine) - set(found)
     assert not unknown, f"{lab}: the table names exercises the lab does not have: {unknown}"
@@ -134,6 +154,7 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
             i += 1
             continue
         grade_id, region = at[i]
+        cells += stub_cells(grade_id, region, nb, shipped)
         ex = mine.get(grade_id)
         answers = [] if ex is None else [("wrong", k, a) for k, a in enumerate(ex.wrong)]
         answers += [] if ex is None else [("right", k, a) for k, a in enumerate(ex.right)]
@@ -144,7 +165,7 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
             for j in region.span:
                 check = booktools.is_check(nb.cells[j])
                 role = "check" if j in region.checks else "hidden" if check else "between"
-                cells.append(_cell(nb.cells[j].source, key, role, booktools.nbgrader(nb.cells[j])["grade_id"] if check else ""))
+                cells.append(_cell(nb.cells[j].source, key, role, _grade_id(nb.cells[j]) if check else ""))
             cells.append(_cell(END + "\n" + answer.cleanup, key, "end"))
         # then the lab's own solution and its cells, as the lab runs them
         cells.append(_cell(cell.source, "", "lab"))
@@ -156,68 +177,77 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
     return out
 
 
-def run_probe(lab: str) -> tuple[dict[str, dict | None], list[str]]:
-    """Execute one lab's probe notebook. Returns, per answer key, its first failure (a dict
-    of role, grade_id, ename, evalue; None if every cell passed), and the errors of the
-    lab's own cells (there must be none). Plain data: it runs in a worker process."""
+@dataclass
+class Probe:
+    first: dict[str, dict | None]  # answer key -> its first failure (None: every cell passed)
+    stub_checks: dict[str, dict[str, str]]  # exercise -> {visible check: "" if it passed}
+    broken: list[str]  # errors of the lab's own cells (there must be none)
+
+
+@functools.cache
+def run_probe(lab: str) -> Probe:
+    """Execute one lab's probe notebook, once per worker process."""
     path = ROOT / lab
-    copy = path.parent / f".answers-{path.name}"
+    copy = path.parent / f".answers-{path.name}"  # the lab's folder: its data at hand
     try:
         nbformat.write(probe_notebook(lab), copy)
         executed = booktools.execute(copy.relative_to(ROOT), timeout=600, allow_errors=True)
     finally:
         copy.unlink(missing_ok=True)
-    first: dict[str, dict | None] = {}
-    broken: list[str] = []
+    probe = Probe({}, {}, [])
     for index, cell in enumerate(executed.cells):
         meta = cell.metadata[PROBE]
         errors = [o for o in cell.outputs if o.output_type == "error"]
         if not meta["key"]:
             if errors:
-                broken.append(f"probe cell {index} ({meta['role']}): {errors[0].ename}: {errors[0].evalue[:200]}")
+                probe.broken.append(f"probe cell {index} ({meta['role']}): {errors[0].ename}: "
+                                    f"{errors[0].evalue[:200]}")
             continue
-        first.setdefault(meta["key"], None)
-        if errors and first[meta["key"]] is None:
-            first[meta["key"]] = {"role": meta["role"], "grade_id": meta["grade_id"],
-                                  "ename": errors[0].ename, "evalue": errors[0].evalue}
-    return first, broken
-
-
-# Slowest first, so that two workers finish together.
-BY_COST = ["labs/lab-nan.ipynb", "labs/lab-oom.ipynb", "labs/lab-training.ipynb",
-           "labs/lab-datasets.ipynb", "labs/lab-device.ipynb", "labs/lab-autograd.ipynb",
-           "labs/lab-tensors.ipynb"]
-
-
-@pytest.fixture(scope="session")
-def probes(request) -> dict[str, tuple[dict[str, dict | None], list[str]]]:
-    """The probe of every lab this session's selected tests need, two kernels at a time."""
-    wanted = {
-        item.callspec.params["lab"]
-        for item in request.session.items
-        if Path(str(item.fspath)) == Path(__file__) and hasattr(item, "callspec")
-        and "lab" in item.callspec.params
-    }
-    order = sorted(wanted, key=lambda lab: BY_COST.index(lab) if lab in BY_COST else -1)
-    if len(order) == 1:
-        return {order[0]: run_probe(order[0])}
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
-        return dict(zip(order, pool.map(run_probe, order)))
+        exercise, kind, _ = meta["key"].split("/")
+        if kind == "stub":
+            if meta["role"] == "check":
+                error = f"{errors[0].ename}: {errors[0].evalue[:200]}" if errors else ""
+                probe.stub_checks.setdefault(exercise, {})[meta["grade_id"]] = error
+            continue
+        probe.first.setdefault(meta["key"], None)
+        if errors and probe.first[meta["key"]] is None:
+            probe.first[meta["key"]] = {"role": meta["role"], "grade_id": meta["grade_id"],
+                                        "ename": errors[0].ename, "evalue": errors[0].evalue}
+    return probe
 
 
 def _table(lab: str) -> list[Exercise]:
     return [ex for ex in EXERCISES if ex.lab == lab]
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_wrong_answers_fail_with_their_hint(lab, probes):
-    first, broken = probes[lab]
-    assert not broken, f"{lab}: the lab's own cells failed in the probe: {broken}"
+def _lab_params() -> list:
+    """One parameter per lab; its tests start a kernel and share one worker."""
+    return [pytest.param(lab, id=lab, marks=[pytest.mark.kernel,
+                                             pytest.mark.xdist_group(f"lab_answers:{lab}")])
+            for lab in LABS]
+
+
+@pytest.mark.parametrize("lab", _lab_params())
+def test_every_visible_check_fails_on_the_shipped_stub(lab):
+    probe = run_probe(lab)
+    assert not probe.broken, f"{lab}: the lab's own cells failed in the probe: {probe.broken}"
+    exercises = regions(booktools.read(lab))
+    assert set(probe.stub_checks) == set(exercises), (
+        f"{lab}: stubs played for {sorted(probe.stub_checks)}, exercises {sorted(exercises)}")
+    passing = [f"{check} passes on the stub of {exercise}"
+               for exercise, checks in probe.stub_checks.items()
+               for check, error in checks.items() if not error]
+    assert not passing, f"{lab}: " + "; ".join(passing)
+
+
+@pytest.mark.parametrize("lab", _lab_params())
+def test_wrong_answers_fail_with_their_hint(lab):
+    probe = run_probe(lab)
+    assert not probe.broken, f"{lab}: the lab's own cells failed in the probe: {probe.broken}"
     problems = []
     for ex in _table(lab):
         for k, answer in enumerate(ex.wrong):
-            failure = first.get(f"{ex.solution}/wrong/{k}", "missing")
+            failure = probe.first.get(f"{ex.solution}/wrong/{k}", "missing")
             what = f"{ex.solution}, wrong answer {k} ({answer.why})"
             if failure == "missing":
                 problems.append(f"{what}: never ran")
@@ -234,19 +264,17 @@ def test_wrong_answers_fail_with_their_hint(lab, probes):
     assert not problems, f"{lab}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_right_answers_pass_every_check(lab, probes):
-    first, broken = probes[lab]
-    assert not broken, f"{lab}: the lab's own cells failed in the probe: {broken}"
+@pytest.mark.parametrize("lab", _lab_params())
+def test_right_answers_pass_every_check(lab):
+    probe = run_probe(lab)
+    assert not probe.broken, f"{lab}: the lab's own cells failed in the probe: {probe.broken}"
     refused = []
     for ex in _table(lab):
         for k, answer in enumerate(ex.right):
-            failure = first.get(f"{ex.solution}/right/{k}", "missing")
+            failure = probe.first.get(f"{ex.solution}/right/{k}", "missing")
             if failure is not None:
                 refused.append(f"{ex.solution}, right answer {k} ({answer.why}): {failure}")
     assert not refused, f"{lab}:\n" + "\n".join(refused)
-
-
 # Labs whose exercises are not in the table yet: each must be named here, with its reason.
 KNOWN_GAPS: dict[str, str] = {}
 
