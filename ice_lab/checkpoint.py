@@ -5,7 +5,7 @@ Taught in the Checkpoints chapter (``book/checkpoints.ipynb``) and its lab
 
     save_checkpoint(folder / f"step-{step:06d}.pt", keep=3, is_best=improved,
                     step=step, model=model.state_dict(), optimizer=opt.state_dict(),
-                    rng=capture_rng(sampler))
+                    rng=capture_rng(sampler))  # capture_rng: ice_lab.resume
     ckpt = load_checkpoint(latest_checkpoint(folder), map_location="cpu", model=model)
 
 * ``save_checkpoint`` writes a temporary file in the same folder, flushes it, calls
@@ -16,10 +16,10 @@ Taught in the Checkpoints chapter (``book/checkpoints.ipynb``) and its lab
   loads silently), and turns every failure into a ``CheckpointError`` that names the file,
   what is wrong with it and what to do.
 
-The Checkpoints chapter imports everything a resume needs from here in one line, so these
-are importable from here too: ``capture_rng``, ``restore_rng`` and ``ResumableSampler``
-("will my resume be exact?", ``resume.py``) and ``diff_state_dict`` ("why won't this
-state_dict fit my model?", ``state_dict_diff.py``).
+The two neighbouring questions have their own modules: ``capture_rng``, ``restore_rng``
+and ``ResumableSampler`` ("will my resume be exact?") live in ``ice_lab.resume``;
+``diff_state_dict`` ("why won't this state_dict fit my model?", which ``load_checkpoint``
+asks when given a model) in ``ice_lab.state_dict_diff``.
 """
 
 from __future__ import annotations
@@ -34,21 +34,10 @@ from typing import Any, Mapping
 import torch
 from torch import nn
 
+from . import state_dict_diff  # the module, not its names: one import path per name
 from ._text import check_int, error_line, first_line
-from .resume import ResumableSampler, capture_rng, restore_rng
-from .state_dict_diff import StateDictDiff, diff_state_dict
 
-__all__ = [
-    "CheckpointError",
-    "save_checkpoint",
-    "load_checkpoint",
-    "latest_checkpoint",
-    "capture_rng",
-    "restore_rng",
-    "ResumableSampler",
-    "StateDictDiff",
-    "diff_state_dict",
-]
+__all__ = ["CheckpointError", "save_checkpoint", "load_checkpoint", "latest_checkpoint"]
 
 _TMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)$")
 _NUMBERED = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>\.[A-Za-z0-9]+)$")
@@ -321,7 +310,7 @@ def load_checkpoint(
                 path, "mismatch", "no model state in it: expected a dict with a 'model' "
                 f"state_dict or a bare state_dict, found {_describe(ckpt)}."
             )
-        diff = diff_state_dict(state, model)
+        diff = state_dict_diff.diff_state_dict(state, model)
         if not diff.ok:
             raise CheckpointError(
                 path, "mismatch", f"it is not a checkpoint of this model "

@@ -10,8 +10,8 @@ agree, by how much they differ, and what error the artefact raised, if it raised
     >>> print(report)            # one line per run, then the verdict
     >>> assert report.ok         # every run agreed, within the tolerance
 
-``export_warnings`` (what did the exporter warn about?) lives in ``export_warnings.py``;
-the Export chapter imports both from here.
+``export_warnings`` (what did the exporter warn about?) is the neighbouring question; it
+lives in ``ice_lab.export_warnings``.
 
 Taught in the Export chapter (``book/export.ipynb``); every Verify step of the Export lab
 (``labs/lab-export.ipynb``) calls ``check_export``.
@@ -27,9 +27,8 @@ import torch
 from torch import nn
 
 from ._text import Report, check_int, check_number, error_line, first_line
-from .export_warnings import CaughtWarnings, export_warnings
 
-__all__ = ["check_export", "ExportReport", "RunResult", "export_warnings", "CaughtWarnings"]
+__all__ = ["check_export", "ExportReport", "RunResult"]
 
 Inputs = tuple[torch.Tensor, ...]
 

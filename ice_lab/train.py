@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 import torch
 from torch import nn
 
-from .progress import tqdm
+from .progress import tqdm as _tqdm  # private: tqdm's one import path is ice_lab.progress
 from ._text import check_int as _check_int
 from ._text import check_number
 
@@ -285,13 +285,13 @@ def fit(
     try:
         # progress=True leaves the choice to the environment: TQDM_DISABLE=1 still wins.
         bar_options: dict[str, Any] = {"disable": None if progress else True}
-        epoch_bar = tqdm(range(1, epochs + 1), desc="epochs", **bar_options)
+        epoch_bar = _tqdm(range(1, epochs + 1), desc="epochs", **bar_options)
         for epoch in epoch_bar:
             model.train()
             lr = float(optimizer.param_groups[0]["lr"])
             total_loss, total, in_group = 0.0, 0, 0
             # ice_lab.progress.tqdm iterates the loader once (tqdm.auto would draw the shuffle twice).
-            for batch in tqdm(train_loader, desc=f"epoch {epoch}", leave=False, **bar_options):
+            for batch in _tqdm(train_loader, desc=f"epoch {epoch}", leave=False, **bar_options):
                 inputs, targets = _unpack(batch, "train_loader")
                 inputs, targets = inputs.to(device), targets.to(device)
                 if in_group == 0:

@@ -23,14 +23,12 @@ from torch.utils.data import DataLoader, TensorDataset
 from ice_lab import run_isolated
 from ice_lab.checkpoint import (
     CheckpointError,
-    ResumableSampler,
-    capture_rng,
-    diff_state_dict,
     latest_checkpoint,
     load_checkpoint,
-    restore_rng,
     save_checkpoint,
 )
+from ice_lab.resume import ResumableSampler, capture_rng, restore_rng
+from ice_lab.state_dict_diff import diff_state_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,5 @@
-"""ice_lab.debug: trace_shapes and preflight, each finding provoked for real.
+"""ice_lab.shapes and ice_lab.preflight: trace_shapes and preflight, each finding provoked
+for real.
 
 Every check of ``preflight`` is triggered by a model, batch, loss or optimizer that really
 has the problem; a clean set-up gives no findings; and the caller's model, optimizer
@@ -14,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ice_lab.debug import CHAPTERS, SEVERITIES, preflight, trace_shapes
+from ice_lab.preflight import CHAPTERS, SEVERITIES, preflight
+from ice_lab.shapes import trace_shapes
 
 
 def cnn(flat: int = 8 * 4 * 4) -> nn.Module:

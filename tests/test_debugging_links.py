@@ -5,7 +5,7 @@ section, a lab exercise and an ``ice_lab`` tool for each symptom. A link is a re
 Markdown link ``[text](../book/numerics.ipynb#some-heading)``: its file must exist in the
 repository and be a page of ``_toc.yml``, and its ``#anchor`` must be the slug of a heading
 of that page, computed as MyST computes it (``myst_heading_anchors``), so the link also
-works in the built book. ``ice_lab.debug``'s chapter pointers are checked the same way.
+works in the built book. ``ice_lab.preflight``'s chapter pointers are checked the same way.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def test_explain_kinds_in_the_table_exist():
 
 
 def test_preflight_pointers_resolve():
-    from ice_lab.debug import CHAPTERS
+    from ice_lab.preflight import CHAPTERS
 
     for check, pointer in CHAPTERS.items():
         problem = link_problem(pointer, Path("x.md"))

@@ -11,7 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from ice_lab.export import check_export, export_warnings
+from ice_lab.export import check_export
+from ice_lab.export_warnings import export_warnings
 
 
 class Scaled(nn.Module):

@@ -406,7 +406,8 @@ def check_export_on_cuda() -> str:
     from torch import nn
 
     import ice_lab
-    from ice_lab.export import check_export, export_warnings
+    from ice_lab.export import check_export
+    from ice_lab.export_warnings import export_warnings
 
     ice_lab.set_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.Linear(64, 256), nn.BatchNorm1d(256), nn.ReLU(),

@@ -96,10 +96,8 @@ def train(run_dir: str, steps: int = STEPS, kill: dict[str, Any] | None = None) 
     from torch.utils.data import DataLoader, TensorDataset
 
     import ice_lab
-    from ice_lab.checkpoint import (
-        ResumableSampler, capture_rng, latest_checkpoint, load_checkpoint, restore_rng,
-        save_checkpoint,
-    )
+    from ice_lab.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+    from ice_lab.resume import ResumableSampler, capture_rng, restore_rng
 
     folder = Path(run_dir)
     ice_lab.set_seed(0)
