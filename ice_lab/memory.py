@@ -92,14 +92,11 @@ class MemoryBudget:
 
     Every tensor storage created inside the block is counted — activations, tensors saved
     for backward, gradients, optimizer state — and credited back when it is freed. What a
-    Python list or an autograd graph still references stays counted. The classic leak:
-    ``total_loss += loss`` in a loop that does not call ``backward()`` on each loss (an
-    evaluation loop without ``torch.no_grad()``) keeps every step's graph alive with the
-    activations it saved, so ``live`` grows by about one batch of activations per step;
-    ``total_loss += loss.item()`` keeps it flat. (Where ``backward()`` runs on each loss,
-    it frees the saved activations; the chained graph nodes that remain are not tensor
-    storage and are not counted.) Storage that existed before the block (the model's
-    parameters, a batch made outside) is not counted; in-place updates of it are free.
+    Python list or an autograd graph still references stays counted (so a leak shows as
+    ``live`` growing step after step; the Devices chapter's section "The leak" shows one).
+    Autograd graph nodes themselves are not tensor storage and are not counted. Storage
+    that existed before the block (the model's parameters, a batch made outside) is not
+    counted; in-place updates of it are free.
 
     Args:
         limit: bytes (``int``) or a string such as ``"64MiB"``, ``"1.5 GiB"``, ``"512KB"``

@@ -105,14 +105,6 @@ def test_set_seed_keeps_a_cublas_setting_the_user_made(monkeypatch):
     assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
 
 
-def test_set_seed_docstring_says_what_the_code_does():
-    doc = " ".join(set_seed.__doc__.split())
-    assert "``torch.backends.cudnn.benchmark = False``" in doc
-    assert "``cudnn.benchmark`` gets back the value it had before" in doc
-    assert "removed if ``set_seed`` was the one that set it" in doc
-    assert "too late" in doc  # the honest caveat on CUBLAS_WORKSPACE_CONFIG
-
-
 @pytest.mark.parametrize(
     "seed, kwargs, error, needle",
     [
