@@ -3,7 +3,6 @@ state_dict diffs; SIGKILL in the middle of a save; a few kill-and-resume trials.
 
 from __future__ import annotations
 
-import io
 import os
 import pickle
 import random
