@@ -17,8 +17,11 @@ they may hold their siblings' names, but declare only their own.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+import re
 import types
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +155,56 @@ def test_the_package_table_points_at_the_home(name):
         return
     assert getattr(MODULES[where], name) is value
     assert _inside(HOMES[id(value)][0], where), (name, HOMES[id(value)][0], where)
+
+
+# --------------------------------------------------------------------------- the book
+ROOT = Path(__file__).resolve().parents[1]
+DOTTED = re.compile(r"\bice_lab(?:\.[A-Za-z_]\w*)+")
+
+
+def _sources() -> list[tuple[str, str]]:
+    """(page, text) for every chapter, lab and page of the book: the cells' sources, never
+    their outputs (an output may quote a message that names anything)."""
+    found = []
+    for path in sorted([*ROOT.glob("book/*.ipynb"), *ROOT.glob("labs/*.ipynb")]):
+        if path.name.startswith("."):
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        found.append((str(path.relative_to(ROOT)), "\n".join("".join(c["source"]) for c in cells)))
+    for path in sorted(ROOT.glob("book/*.md")):
+        found.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    return found
+
+
+def _problem(dotted: str) -> str | None:
+    """Why ``dotted`` (``ice_lab.module.name...``) is not a name's import path, or None."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:cut])
+        try:
+            obj = importlib.import_module(module_name)
+            break
+        except ImportError:
+            continue
+    rest = parts[cut:]
+    for i, attr in enumerate(rest):
+        if not hasattr(obj, attr):
+            return f"{'.'.join(parts[:cut + i])} has no {attr}"
+        obj = getattr(obj, attr)
+        if i == 0 and not isinstance(obj, types.ModuleType) and id(obj) in HOMES:
+            home = HOMES[id(obj)][0]
+            if not _allowed(module_name, home):
+                return f"{attr} is imported from {home}"
+    return None
+
+
+def test_the_book_names_each_name_by_its_import_path():
+    """Every ``ice_lab.module.name`` a page mentions (prose or code) exists, and names the
+    module the name is imported from: a page does not teach an old path."""
+    wrong = sorted(
+        f"{page}: {dotted}: {problem}"
+        for page, text in _sources()
+        for dotted in set(DOTTED.findall(text))
+        if (problem := _problem(dotted)) is not None
+    )
+    assert not wrong, "\n".join(wrong)
