@@ -15,10 +15,10 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanit
 JB_STRICT := -W --keep-going
 # Two cores: the kernel stages run two kernels at a time (pytest-xdist), each whole test
 # file or notebook in one worker (nbval's cells share a kernel; a module's fixtures are
-# built once; a lab's answer probe is a group of its own), the longest first by the
-# seconds each took last time (tests/schedule_plugin.py, tests/durations.json), each
-# kernel on one thread, so two kernels do not fight over the cores.
-XDIST := -n 2 --dist loadgroup --no-loadscope-reorder -p schedule_plugin
+# built once), the longest first by the seconds each took last time
+# (tests/schedule_plugin.py, tests/durations.json), each kernel on one thread, so two
+# kernels do not fight over the cores.
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder -p schedule_plugin
 ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Every pytest stage of `make test` ends with its slowest tests.
 DURATIONS := --durations=12 --durations-min=3

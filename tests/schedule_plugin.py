@@ -1,15 +1,12 @@
 """pytest plugin: the longest work first, two kernels at a time (`make test`'s stages 3 and 4).
 
-Under ``pytest -n 2 --dist loadgroup --no-loadscope-reorder -p schedule_plugin``:
-
-* every item gets an ``xdist_group``: a notebook's cells (nbval) and a test file's tests
-  stay together in one worker, in order, as ``--dist loadfile`` would keep them, unless a
-  test names a group of its own (tests/test_lab_answers.py: one group per lab, so two
-  labs' probes run at once);
-* the groups are sorted longest first, by the seconds each took in the last run
-  (``tests/durations.json``), so that the two workers finish together instead of one
-  waiting on the other's last long notebook;
-* at the end of a run, the controller writes back what each group took this time.
+Under ``pytest -n 2 --dist loadfile --no-loadscope-reorder -p schedule_plugin``, xdist
+hands each worker whole files: a notebook's cells (nbval) or a test file's tests stay
+together, in order, in one kernel. This plugin decides the order in which the files are
+handed out: longest first, by the seconds each took in the last run
+(``tests/durations.json``), so that the two workers finish together instead of one
+waiting on the other's last long notebook. At the end of a run, the controller writes
+back what each file took this time.
 
 The durations only order the work: a wrong or missing figure costs time, never a result.
 """
@@ -25,22 +22,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = ROOT / "tests" / "durations.json"
-#: Seconds assumed for a group the file does not know yet.
+#: Seconds assumed for a file the durations do not know yet.
 UNKNOWN = {"notebook": 60.0, "test": 5.0}
 
 
-def group_of(item: pytest.Item) -> str:
-    """The item's group name: its own xdist_group, else its notebook or test file, named
-    from the repository (a bare copy of book/x.ipynb is book/x.ipynb)."""
-    mark = item.get_closest_marker("xdist_group")
-    if mark is not None:
-        return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-    return _file_key(item.nodeid.split("::", 1)[0])
-
-
-def _file_key(file: str) -> str:
-    parts = Path(file).parts
-    return "/".join(parts[-2:]) if file.endswith(".ipynb") else file
+def file_key(nodeid: str) -> str:
+    """The file a node id belongs to, named from the repository: a bare copy
+    (tests/bare_folders.py, ``book-x/book/x.ipynb``) is ``book/x.ipynb``."""
+    file = nodeid.split("::", 1)[0]
+    return "/".join(Path(file).parts[-2:]) if file.endswith(".ipynb") else file
 
 
 def load(path: Path = DURATIONS) -> dict[str, float]:
@@ -51,37 +41,39 @@ def load(path: Path = DURATIONS) -> dict[str, float]:
     return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
-def cost(group: str, known: dict[str, float]) -> float:
-    if group in known:
-        return known[group]
-    return UNKNOWN["notebook" if group.endswith(".ipynb") else "test"]
+def cost(key: str, known: dict[str, float]) -> float:
+    if key in known:
+        return known[key]
+    return UNKNOWN["notebook" if key.endswith(".ipynb") else "test"]
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist appends the group to the node id
+def _distributed(config: pytest.Config) -> bool:
+    """True in an xdist run: in the controller ``dist`` names the mode; in a worker
+    ``dist`` is "no" and ``workerinput`` is set."""
+    return config.getvalue("dist") not in (None, "no") or hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getvalue("dist") != "loadgroup":
+    if not _distributed(config):
         return
-    groups: dict[str, list[pytest.Item]] = defaultdict(list)
+    files: dict[str, list[pytest.Item]] = defaultdict(list)
     for item in items:
-        name = group_of(item)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(name))
-        groups[name].append(item)
+        files[file_key(item.nodeid)].append(item)
     known = load()
-    order = sorted(groups, key=lambda name: -cost(name, known))  # stable: ties keep order
-    items[:] = [item for name in order for item in groups[name]]
+    order = sorted(files, key=lambda key: -cost(key, known))  # stable: ties keep order
+    items[:] = [item for key in order for item in files[key]]
 
 
 class DurationRecorder:
-    """Sums the seconds of each group's reports (controller side) and merges them into
+    """Sums the seconds of each file's reports (controller side) and merges them into
     tests/durations.json when the run ends."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        nodeid, _, group = report.nodeid.partition("@")
-        self.seconds[group or _file_key(nodeid.split("::", 1)[0])] += report.duration
+        self.seconds[file_key(report.nodeid)] += report.duration
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -95,6 +87,5 @@ class DurationRecorder:
 
 def pytest_configure(config: pytest.Config) -> None:
     # Only the controller of an xdist run writes (workers send it their reports).
-    if config.getvalue("dist") == "loadgroup" and not hasattr(config, "workerinput") \
-            and not os.environ.get("ICE_DURATIONS_READ_ONLY"):
+    if _distributed(config) and not hasattr(config, "workerinput"):
         config.pluginmanager.register(DurationRecorder(), "ice-duration-recorder")

@@ -22,9 +22,9 @@ the lab's own solution runs, and the lab goes on from the state it leaves; its o
 must not fail. So each lab is executed once here, answers and stubs included, from a kernel
 already at each exercise.
 
-The three tests of a lab share its probe (computed once per pytest worker) and run in one
-worker (``xdist_group``), so under ``pytest -n 2 --dist loadgroup`` two labs are probed at
-a time.
+The three tests of a lab share its probe, computed once (``functools.cache``); under
+``pytest -n 2 --dist loadfile`` this file runs in one worker while the other runs the
+rest of the suite.
 """
 
 from __future__ import annotations
@@ -221,10 +221,8 @@ def _table(lab: str) -> list[Exercise]:
 
 
 def _lab_params() -> list:
-    """One parameter per lab; its tests start a kernel and share one worker."""
-    return [pytest.param(lab, id=lab, marks=[pytest.mark.kernel,
-                                             pytest.mark.xdist_group(f"lab_answers:{lab}")])
-            for lab in LABS]
+    """One parameter per lab; its tests start a kernel."""
+    return [pytest.param(lab, id=lab, marks=pytest.mark.kernel) for lab in LABS]
 
 
 @pytest.mark.parametrize("lab", _lab_params())
