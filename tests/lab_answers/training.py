@@ -27,6 +27,19 @@ def epoch(before="", first="optimizer.zero_grad()", middle="", last="", result="
                          last=last or "pass", result=result)
 
 
+_HAND_SGD = """
+total = 0.0
+for xb, yb in loader:
+    model.zero_grad()
+    loss = mse(model(xb), yb)
+    loss.backward()
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= 0.05 * p.grad
+    total += loss.item()
+return total / len(loader)
+"""
+
 _VALIDATE = """
 {before}
 total, correct, n = 0.0, 0, 0
@@ -100,6 +113,11 @@ EXERCISES: list[Exercise] = [
         R("zero_grad() after step()", epoch(first="", last="optimizer.zero_grad()")),
         R("model.zero_grad()", epoch(first="model.zero_grad()")),
         R("zero_grad(set_to_none=False)", epoch(first="optimizer.zero_grad(set_to_none=False)")),
+        R("nn.MSELoss on the squeezed output, zero_grad(set_to_none=True) after step()",
+          epoch(first="", last="optimizer.zero_grad(set_to_none=True)").replace(
+              "mse(model(xb), yb)", "nn.MSELoss()(model(xb).squeeze(1), yb)")),
+        R("every .grad set to None by hand",
+          epoch(first="for p in model.parameters():\n        p.grad = None")),
     ), wrong=(
         W("zero_grad() once per epoch", epoch(before="optimizer.zero_grad()", first=""),
           "are the gradients cleared on every batch"),
@@ -110,12 +128,46 @@ EXERCISES: list[Exercise] = [
           "only hides the stale gradients", hides=True),
         W("the sum of the batch losses", epoch(result="total"),
           "return the mean of the batch losses"),
+        # fitted to the example: its SGD at lr=0.05, its 20 batches
+        W("a hand-written SGD step at the lab's lr instead of the optimizer given", _HAND_SGD,
+          "optimizer.step() was never called"),
+        W("the sum divided by the example's 20 batches", epoch(result="total / 20"),
+          "not a fixed count"),
+        # the symptom removed by changing the problem: another loss
+        W("Smooth L1 instead of MSE", epoch().replace(
+            "mse(model(xb), yb)", "F.smooth_l1_loss(model(xb).squeeze(1), yb)"),
+          "is not that of mse(model(xb), yb)", hides=True),
+        W("F.mse_loss on the (N, 1) output against (N,) targets", epoch().replace(
+            "mse(model(xb), yb)", "F.mse_loss(model(xb), yb)"), "broadcasts"),
+        W("half the MSE (a scaled loss)", epoch().replace(
+            "mse(model(xb), yb)", "0.5 * mse(model(xb), yb)"), "the loss is scaled"),
+        # bookkeeping
+        W("total += loss, the tensor", epoch().replace("total += loss.item()", "total += loss"),
+          "return a Python float"),
     )),
     Exercise(TRAINING, "eval_fix", right=(
         R("ice_lab.train.evaluate", "return evaluate(model, loader, loss_fn)"),
         R("torch.inference_mode()", validate_answer(context="torch.inference_mode()")),
         R("mode restored with an if", validate_answer(
             after="if was_training:\n    model.train()")),
+        R("set_grad_enabled(False), divided by len(loader.dataset)", validate_answer(
+            context="torch.set_grad_enabled(False)", count="len(loader.dataset)")
+          .replace("correct / n", "correct / len(loader.dataset)")),
+        R("per-batch lists, model.train(mode=was_training) in a finally", """
+was_training = model.training
+model.eval()
+try:
+    with torch.no_grad():
+        losses, hits, n = [], 0, 0
+        for xb, yb in loader:
+            out = model(xb)
+            losses.append(loss_fn(out, yb).item() * yb.shape[0])
+            hits += int((out.argmax(dim=1) == yb).sum())
+            n += yb.shape[0]
+finally:
+    model.train(mode=was_training)
+return sum(losses) / n, hits / n
+"""),
     ), wrong=(
         W("torch.no_grad() without model.eval()", validate_answer(before="", after=""),
           "is the model in eval() mode (no_grad alone is not enough)?"),
@@ -129,6 +181,35 @@ EXERCISES: list[Exercise] = [
           "validation records a graph for every batch", hides=True),
         W("the mean of the batch means", validate_answer(weight="", count="len(loader)"),
           "weight each batch's loss by its size"),
+        # fitted to the example: its two layer types, its loss, its 270 samples
+        W("eval() on the example's layer types only (Dropout, BatchNorm1d)", validate_answer(
+            before="was_training = model.training\nfor module in model.modules():\n"
+                   "    if isinstance(module, (nn.Dropout, nn.BatchNorm1d)):\n"
+                   "        module.eval()"),
+          "ran in training mode"),
+        W("F.cross_entropy instead of the loss_fn given",
+          validate_answer().replace("loss_fn(out, yb)", "F.cross_entropy(out, yb)"),
+          "Compute it with the loss_fn validate is given"),
+        W("divided by the example's 270 samples",
+          validate_answer(count="270").replace("correct / n", "correct / 270"),
+          "not by a fixed count (the lab's 270)"),
+        W("only the first batch validated", """
+was_training = model.training
+model.eval()
+with torch.no_grad():
+    xb, yb = next(iter(loader))
+    out = model(xb)
+    loss = loss_fn(out, yb).item()
+    acc = (out.argmax(1) == yb).float().mean().item()
+model.train(was_training)
+return loss, acc
+""", "go through the whole loader"),
+        # bookkeeping
+        W("model.training = was_training (the top module only)",
+          validate_answer(after="model.training = was_training"), "sets the flag of the top module only"),
+        W("the mode read after eval()", validate_answer(
+            before="model.eval()\nwas_training = model.training"),
+          "must put the model back in train mode"),
     )),
     Exercise(TRAINING, "scheduler_fix", right=(
         R("ReduceLROnPlateau told apart by hasattr",
@@ -136,6 +217,11 @@ EXERCISES: list[Exercise] = [
                          "    else:\n        scheduler.step()")),
         R("the scheduler stepped after the validation, metric from the list",
           run_answer(end=_PLATEAU_OR_NOT.format(metric="val_losses[-1]"))),
+        R("ReduceLROnPlateau told apart by its class name", run_answer(
+            end="if 'Plateau' in type(scheduler).__name__:\n        scheduler.step(val_loss)\n"
+                "    else:\n        scheduler.step()")),
+        R("the rate read with get_last_lr()", run_answer().replace(
+            'optimizer.param_groups[0]["lr"]', "scheduler.get_last_lr()[0]")),
     ), wrong=(
         W("the scheduler stepped every batch", run_answer(batch="scheduler.step()", end=""),
           "step it once per epoch, after the batches"),
@@ -150,6 +236,27 @@ EXERCISES: list[Exercise] = [
           "not before them"),
         W("the scheduler never stepped", run_answer(end=""),
           "StepLR was stepped 0 times", hides=True),
+        # fitted to the example: StepLR told apart by an attribute, 3 epochs, its rates
+        W("StepLR told apart by its step_size", run_answer(
+            end="if hasattr(scheduler, 'step_size'):\n        scheduler.step()\n"
+                "    else:\n        scheduler.step(val_loss)"), "by its step_size"),
+        W("StepLR told apart with isinstance(StepLR)", run_answer(
+            end="if isinstance(scheduler, torch.optim.lr_scheduler.StepLR):\n"
+                "        scheduler.step()\n    else:\n        scheduler.step(val_loss)"),
+          "test for ReduceLROnPlateau instead"),
+        W("the example's 3 epochs", run_answer().replace("range(epochs)", "range(3)"),
+          "loop over range(epochs)"),
+        W("the rates computed from the example's schedule", run_answer().replace(
+            'lrs.append(optimizer.param_groups[0]["lr"])', "lrs.append(0.5 * 0.5 ** epoch)"),
+          "not computed from a schedule"),
+        W("the rate halved by hand", run_answer(
+            end="for group in optimizer.param_groups:\n        group['lr'] *= 0.5"),
+          "changed anyway, by hand"),
+        # the deprecated path
+        W("scheduler.step(epoch + 1), the deprecated epoch argument", run_answer(
+            end=_PLATEAU_OR_NOT.format(metric="val_loss").replace(
+                "scheduler.step()", "scheduler.step(epoch + 1)")),
+          "scheduler.step(epoch) is deprecated"),
     )),
     Exercise(TRAINING, "accumulation_fix", right=(
         R("the gradients divided after summing",
@@ -160,6 +267,9 @@ EXERCISES: list[Exercise] = [
           "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) * len(xb) / total).backward()"),
         R("set_to_none zeroing", "for p in model.parameters():\n    p.grad = None\n"
           "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) / len(micro_batches)).backward()"),
+        R("torch.autograd.backward on the loss times 1 / k",
+          "k = len(micro_batches)\nmodel.zero_grad()\nfor xb, yb in micro_batches:\n"
+          "    torch.autograd.backward(loss_fn(model(xb), yb) * (1.0 / k))"),
     ), wrong=(
         W("micro-batch losses not divided",
           "model.zero_grad()\nfor xb, yb in micro_batches:\n    loss_fn(model(xb), yb).backward()",
@@ -180,10 +290,26 @@ EXERCISES: list[Exercise] = [
           "model.zero_grad()\nlosses = [loss_fn(model(xb), yb) for xb, yb in micro_batches]\n"
           "torch.stack(losses).mean().backward()",
           "keeps every micro-batch's graph alive at once", hides=True),
+        # fitted to the example: a batch of 64 from which the count is inferred
+        W("the count inferred from a batch of 64", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
+          "    (loss_fn(model(xb), yb) / (64 // len(xb))).backward()",
+          "not by a number fitted to the lab's 64"),
+        W("each loss weighted by its share of a fixed 64", "model.zero_grad()\n"
+          "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) * len(xb) / 64).backward()",
+          "not by a number fitted to the lab's 64"),
+        W("mse instead of the loss_fn given", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
+          "    (mse(model(xb), yb) / len(micro_batches)).backward()",
+          "call the loss_fn accumulate_gradients is given"),
+        W("p.grad.zero_() on every parameter (a fresh model has None)",
+          "for p in model.parameters():\n    p.grad.zero_()\nfor xb, yb in micro_batches:\n"
+          "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
+          "p.grad.zero_() needs a gradient to zero"),
     )),
     Exercise(TRAINING, "nan_fix", right=(
         R("lr=0.05 without clipping", stably()),
         R("lr=0.1 with clipping at 1.0", stably(lr="0.1", clip=_CLIP.format(1.0))),
+        R("SGD with momentum 0.9 at lr=0.01", stably(lr="0.01, momentum=0.9")),
+        R("nn.MSELoss on a flattened output", stably(loss="nn.MSELoss()(model(xb).view(-1), yb)")),
     ), wrong=(
         W("a learning rate merely tiny", stably(lr="1e-5"),
           "no blow-up, but the model does not learn either", hides=True),
@@ -195,5 +321,19 @@ EXERCISES: list[Exercise] = [
         W("one loss per epoch", stably().replace("        losses.append(loss.item())", "        pass")
           .replace("return losses", "    losses.append(loss.item())\nreturn losses"),
           "return one loss per batch"),
+        # fitted to the example: its five epochs
+        W("the example's five epochs", stably().replace("range(epochs)", "range(5)"),
+          "loop over range(epochs), not the lab's 5"),
+        # the symptom removed by changing the problem: another loss, the data scaled
+        W("Smooth L1 at lr=0.5", stably(lr="0.5", loss="F.smooth_l1_loss(model(xb).squeeze(1), yb)"),
+          "The loss is not mse(model(xb), yb)", hides=True),
+        W("L1 at lr=0.5", stably(lr="0.5", loss="(model(xb).squeeze(1) - yb).abs().mean()"),
+          "The loss is not mse(model(xb), yb)", hides=True),
+        W("the inputs scaled down in place, lr=0.5 kept",
+          "loader.dataset.tensors[0].mul_(0.1)\n" + stably(lr="0.5"),
+          "changed the data (X or y) in place", hides=True),
+        # bookkeeping
+        W("the loss tensors kept", stably().replace("losses.append(loss.item())", "losses.append(loss)"),
+          "return a list of Python floats"),
     )),
 ]
