@@ -10,7 +10,33 @@ RESUME = "labs/lab-resume.ipynb"
 
 EXERCISES: list[Exercise] = [
     Exercise(RESUME, "make_checkpoint", right=(
-        R("the optimizer's state loaded before the model's weights", """
+        R("the optimizer's and scheduler's states loaded before the model's weights", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.model.load_state_dict(ckpt["model"])
+    return parts, ckpt["step"]"""),
+        R("a loop over the parts that have a state_dict", """
+def make_checkpoint(parts, step):
+    ckpt = {"step": step}
+    for name in ("model", "optimizer", "scheduler"):
+        ckpt[name] = getattr(parts, name).state_dict()
+    return ckpt
+
+
+def resume(ckpt):
+    parts = make_parts()
+    for name in ("model", "optimizer", "scheduler"):
+        getattr(parts, name).load_state_dict(ckpt[name])
+    return parts, ckpt["step"]"""),
+        R("the scheduler replayed step by step, then the optimizer's state loaded", """
 def make_checkpoint(parts, step):
     return {"step": step, "model": parts.model.state_dict(),
             "optimizer": parts.optimizer.state_dict()}
@@ -18,20 +44,37 @@ def make_checkpoint(parts, step):
 
 def resume(ckpt):
     parts = make_parts()
-    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    for _ in range(ckpt["step"]):
+        parts.scheduler.step()
     parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
     return parts, ckpt["step"]"""),
+        R("deep copies, the training state nested under one key", """
+def make_checkpoint(parts, step):
+    return copy.deepcopy({"step": step, "weights": parts.model.state_dict(),
+                          "training": {"opt": parts.optimizer.state_dict(),
+                                       "sched": parts.scheduler.state_dict()}})
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["weights"])
+    parts.optimizer.load_state_dict(ckpt["training"]["opt"])
+    parts.scheduler.load_state_dict(ckpt["training"]["sched"])
+    return parts, int(ckpt["step"])"""),
     ), wrong=(
         W("resume returns the example's step", """
 def make_checkpoint(parts, step):
     return {"step": step, "model": parts.model.state_dict(),
-            "optimizer": parts.optimizer.state_dict()}
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
 
 
 def resume(ckpt):
     parts = make_parts()
     parts.model.load_state_dict(ckpt["model"])
     parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
     return parts, 400""",
           "save the step make_checkpoint is given"),
         W('weights only, a fresh optimizer (the hurried code)', """
@@ -55,16 +98,31 @@ def resume(ckpt):
     parts.model.load_state_dict(ckpt["model"])
     parts.optimizer = ckpt["optimizer"]
     return parts, ckpt["step"]""",
-          'it holds a model or optimizer object'),
+          'Your checkpoint holds an object'),
+        W('the scheduler object saved instead of its state_dict', """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(), "scheduler": parts.scheduler}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler = ckpt["scheduler"]
+    return parts, ckpt["step"]""",
+          'Your checkpoint holds an object'),
         W('the saved state loaded into an optimizer over another model', """
 def make_checkpoint(parts, step):
     return {"step": step, "model": parts.model.state_dict(),
-            "optimizer": parts.optimizer.state_dict()}
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
 
 
 def resume(ckpt):
     parts = make_parts()
     parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
     parts.model = make_parts().model
     parts.model.load_state_dict(ckpt["model"])
     return parts, ckpt["step"]""",
@@ -81,6 +139,123 @@ def resume(ckpt):
     parts.optimizer.param_groups[0]["lr"] = ckpt["lr"]
     return parts, ckpt["step"]""",
           'Adam should continue at step 400', hides=True),
+        # Issue 27's scheduler: the learning rate jumps back, or comes back a step off.
+        W("the optimizer restored, the scheduler left fresh (the loss spike goes away)", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    return parts, ckpt["step"]""",
+          "the learning rate jumps back to the top of the schedule", hides=True),
+        W("the scheduler rebuilt with last_epoch=step (it steps once when built)", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler = torch.optim.lr_scheduler.LambdaLR(
+        parts.optimizer, cosine_decay, last_epoch=ckpt["step"])
+    return parts, ckpt["step"]""",
+          "the schedule runs one step ahead"),
+        W("the scheduler's state loaded, then stepped once 'to move on'", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
+    parts.scheduler.step()  # on to the next step
+    return parts, ckpt["step"]""",
+          "the schedule runs one step ahead"),
+        W("the scheduler replayed by the step count on top of the restored rate", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    for _ in range(ckpt["step"]):
+        parts.scheduler.step()
+    return parts, ckpt["step"]""",
+          "applies its decays twice", hides=True),
+        W("the lab's schedule rebuilt, its function shifted by the step", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler = torch.optim.lr_scheduler.LambdaLR(
+        parts.optimizer, lambda s: cosine_decay(s + ckpt["step"]))
+    return parts, ckpt["step"]""",
+          "resume() uses its own LambdaLR", hides=True),
+        W("a new Adam built in resume (lr 3e-3 typed in); the scheduler drives the old one",
+          """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer = torch.optim.Adam(parts.model.parameters(), lr=3e-3)
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
+    return parts, ckpt["step"]""",
+          "its scheduler still drives the old one"),
+        W("the scheduler rebuilt from scratch after the optimizer's state was loaded", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler = torch.optim.lr_scheduler.LambdaLR(parts.optimizer, cosine_decay)
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
+    return parts, ckpt["step"]""",
+          "Only the first step after the resume trains at another rate"),
+        W("the lab's Adam and LambdaLR rebuilt in resume, their states loaded", """
+def make_checkpoint(parts, step):
+    return {"step": step, "model": parts.model.state_dict(),
+            "optimizer": parts.optimizer.state_dict(),
+            "scheduler": parts.scheduler.state_dict()}
+
+
+def resume(ckpt):
+    parts = make_parts()
+    parts.model.load_state_dict(ckpt["model"])
+    parts.optimizer = torch.optim.Adam(parts.model.parameters(), lr=3e-3)
+    parts.scheduler = torch.optim.lr_scheduler.LambdaLR(parts.optimizer, cosine_decay)
+    parts.optimizer.load_state_dict(ckpt["optimizer"])
+    parts.scheduler.load_state_dict(ckpt["scheduler"])
+    return parts, ckpt["step"]""",
+          "resume() uses its own Adam", hides=True),
     )),
     Exercise(RESUME, "exact_resume", right=(
         R("the sampler's state saved on its own, restore_rng without it", """
@@ -96,6 +271,30 @@ def resume_exact(ckpt):
     restore_rng(ckpt["rng"])
     parts.sampler.load_state_dict(ckpt["sampler"])
     return parts, step"""),
+        R("torch.get_rng_state and the sampler's state_dict, no ice_lab", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["torch_rng"] = torch.get_rng_state()
+    ckpt["sampler"] = parts.sampler.state_dict()
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    torch.set_rng_state(ckpt["torch_rng"])
+    parts.sampler.load_state_dict(ckpt["sampler"])
+    return parts, step"""),
+        R("the loader's generator saved too (it matters once workers augment)", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["rng"] = capture_rng(parts.sampler, generator=parts.loader.generator)
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    restore_rng(ckpt["rng"], parts.sampler, generator=parts.loader.generator)
+    return parts, step"""),
     ), wrong=(
         W('random state restored before make_parts() runs', """
 def make_exact_checkpoint(parts, step):
@@ -109,7 +308,7 @@ def resume_exact(ckpt):
     parts, step = resume(ckpt)
     parts.sampler.load_state_dict(ckpt["rng"]["sampler"])
     return parts, step""",
-          'restore_rng must run after make_parts()'),
+          'it was put back too early'),
         W('random state without the sampler', """
 def make_exact_checkpoint(parts, step):
     ckpt = make_checkpoint(parts, step)
@@ -121,7 +320,7 @@ def resume_exact(ckpt):
     parts, step = resume(ckpt)
     restore_rng(ckpt["rng"])
     return parts, step""",
-          'Pass the sampler to capture_rng and to restore_rng'),
+          'starts the first epoch again'),
         W('the sampler without the random state', """
 def make_exact_checkpoint(parts, step):
     ckpt = make_checkpoint(parts, step)
@@ -133,7 +332,7 @@ def resume_exact(ckpt):
     parts, step = resume(ckpt)
     parts.sampler.load_state_dict(ckpt["sampler"])
     return parts, step""",
-          'the dropout masks differ', hides=True),
+          'does not hold where that generator stood', hides=True),
         W('torch reseeded with the seed of the run', """
 def make_exact_checkpoint(parts, step):
     ckpt = make_checkpoint(parts, step)
@@ -146,7 +345,93 @@ def resume_exact(ckpt):
     torch.manual_seed(0)
     parts.sampler.load_state_dict(ckpt["sampler"])
     return parts, step""",
-          'the dropout masks differ'),
+          'does not hold where that generator stood'),
+        # Issue 27: the sampler's place recomputed, or half restored; the wrong generator.
+        W("the sampler's place recomputed: 20 steps an epoch, 64 samples a step", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["torch_rng"] = torch.get_rng_state()
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    torch.set_rng_state(ckpt["torch_rng"])
+    parts.sampler.epoch, parts.sampler.position = step // 20, step % 20 * 64
+    return parts, step""",
+          "the sampler's place was rebuilt (recomputed from the step", hides=True),
+        W("the sampler's place recomputed from the step with len(loader)", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["rng"] = capture_rng()
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    restore_rng(ckpt["rng"])
+    epoch, batches = divmod(step, len(parts.loader))
+    parts.sampler.epoch = epoch
+    parts.sampler.position = batches * parts.loader.batch_size
+    return parts, step""",
+          "the sampler's place was rebuilt (recomputed from the step", hides=True),
+        W("the seed saved, the place computed from the example's 20 steps of 64", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["rng"] = capture_rng()
+    ckpt["seed"] = parts.sampler.seed
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    restore_rng(ckpt["rng"])
+    parts.sampler.load_state_dict(
+        {"seed": ckpt["seed"], "epoch": step // 20, "position": step % 20 * 64})
+    return parts, step""",
+          "cannot be computed from the step count"),
+        W("the sampler's position restored, not its epoch", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["rng"] = capture_rng()
+    ckpt["position"] = parts.sampler.position
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    restore_rng(ckpt["rng"])
+    parts.sampler.position = ckpt["position"]
+    return parts, step""",
+          "the right position of the wrong epoch"),
+        W("the DataLoader's generator saved instead of torch's global one", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["generator"] = parts.loader.generator.get_state()
+    ckpt["sampler"] = parts.sampler.state_dict()
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    parts.loader.generator.set_state(ckpt["generator"])
+    parts.sampler.load_state_dict(ckpt["sampler"])
+    return parts, step""",
+          "Your checkpoint holds the DataLoader's generator"),
+        W("the sampler object itself in the checkpoint", """
+def make_exact_checkpoint(parts, step):
+    ckpt = make_checkpoint(parts, step)
+    ckpt["rng"] = capture_rng()
+    ckpt["sampler"] = parts.sampler
+    return ckpt
+
+
+def resume_exact(ckpt):
+    parts, step = resume(ckpt)
+    restore_rng(ckpt["rng"])
+    parts.sampler.load_state_dict(ckpt["sampler"].state_dict())
+    return parts, step""",
+          "your checkpoint holds an object"),
     )),
     Exercise(RESUME, "load_colleague", right=(
         R("PyTorch's consume_prefix_in_state_dict_if_present", """
