@@ -1,4 +1,13 @@
-"""Right and wrong answers to the exercises of labs/lab-capstone.ipynb (see __init__.py)."""
+"""Right and wrong answers to the exercises of labs/lab-capstone.ipynb (see __init__.py).
+
+The wrong answers come in the families of issue 27: fitted to a check's own example (a
+pixel, a batch size, a sample count, a seed, a class count that the check happens to
+use), the symptom removed by changing the problem (layers dropped, another loss, a
+clamp, a seeded dropout, the input moved to the CPU, the skip connection dropped), and
+plausible bookkeeping bugs (arguments changed in place, the mean of batch means, a
+module's own flag set instead of its submodules'). Bugs 9 and 10 come with the
+colleague's model (AddCoords, Residual).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,22 @@ from .answer import Exercise, R, W
 
 LAB = "labs/lab-capstone.ipynb"
 CAPSTONE = LAB
+
+# The evaluate() loop of bugs 7 and 8, with the lines each answer changes.
+_LOOP = """
+for xb, yb in loader:
+    logits = model(xb)
+    total_loss += compute_loss(logits, yb).item() * len(yb)
+    correct += (logits.argmax(dim=1) == yb).sum().item()"""
+
+
+def _evaluate(before: str = "", after: str = "", loop: str = _LOOP, grad: bool = False,
+              end: str = "n = len(loader.dataset)\nreturn total_loss / n, correct / n") -> str:
+    """An evaluate() body: ``before``, the loop (under no_grad unless ``grad``), ``after``."""
+    body = loop if grad else "with torch.no_grad():" + loop.replace("\n", "\n    ")
+    return "\n".join(p for p in (before, "total_loss, correct = 0.0, 0", body.strip("\n"),
+                                 after, end) if p)
+
 
 EXERCISES: list[Exercise] = [
     # ================================================================== lab-capstone
@@ -16,6 +41,21 @@ return nn.Sequential(
     nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
     nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(512, 10),
 )"""),
+        R("nn.LazyLinear(10), which takes its size from the first batch", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.LazyLinear(10),
+)"""),
+        R("the head sized with a dummy batch through the other layers", """
+features = nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2),
+)
+with torch.no_grad():
+    n = features.eval()(torch.zeros(1, 1, 8, 8)).shape[1]
+return nn.Sequential(*features.train(), nn.Linear(n, 10))"""),
     ), wrong=(
         W("the head sized without the pooling (32 * 8 * 8)", """
 return nn.Sequential(
@@ -41,7 +81,39 @@ return nn.Sequential(
 return nn.Sequential(
     nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
     nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 4 * 4, 10),
-)""", "Keep both convolutions"),
+)""", "Keep the layers"),
+        # issue 27's mutation round: the check counted convolutions and read the head
+        W("the BatchNorm layers dropped", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 4 * 4, 10),
+)""", "Missing from the script's layers: ['BatchNorm2d(16"),
+        W("a global average pooling and a head of 32", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32, 10),
+)""", "a pooling to 1x1 throws away where the strokes are", hides=True),
+        W("the Dropout dropped", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 4 * 4, 10),
+)""", "Missing from the script's layers: ['Dropout(p=0.2"),
+        W("the padding removed and the head sized for it (32 * 2 * 2)", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 2 * 2, 10),
+)""", "not in the script: ['Conv2d(1, 16, kernel_size=(3, 3), stride=(1, 1))"),
+        W("a softmax after the head", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 4 * 4, 10),
+    nn.Softmax(dim=1),
+)""", "keep a Linear head with 10 outputs"),
     )),
     Exercise(LAB, "fix_normalise", right=(
         R("a copy of std with 1 where it is 0", """
@@ -49,6 +121,8 @@ safe_std = std.clone()
 safe_std[safe_std == 0] = 1.0
 return (X - mean) / safe_std"""),
         R("torch.where on the result", "return torch.where(std > 0, (X - mean) / std, X - mean)"),
+        R("masked_fill on std", "return (X - mean) / std.masked_fill(std == 0, 1.0)"),
+        R("torch.where(std == 0, 1.0, std)", "return (X - mean) / torch.where(std == 0, 1.0, std)"),
     ), wrong=(
         W("a tiny epsilon added to std", "return (X - mean) / (std + 1e-8)",
           "A tiny epsilon added to", hides=True),
@@ -58,6 +132,25 @@ return (X - mean) / safe_std"""),
           "Pixels that vary must be standardised exactly as before"),
         W("std clamped to at least 1", "return (X - mean) / std.clamp_min(1.0)",
           "Pixels that vary must be standardised exactly as before", hides=True),
+        # issue 27's mutation round: the check had one constant pixel, at (0, 0), holding
+        # 0, rand pixels of one std, and read its arguments after the call
+        W("only pixel (0, 0) patched, the check's constant pixel", """
+safe_std = std.clone()
+safe_std[..., 0, 0] = 1.0
+return (X - mean) / safe_std""", "replace the std of every pixel whose std is 0"),
+        W("std clamped to at least 0.2 (the check's pixels varied more)",
+          "return (X - mean) / std.clamp_min(0.2)",
+          "a clamp, a threshold or one scale for all changes them"),
+        W("a constant pixel told by its mean of 0", """
+return (X - mean) / torch.where(mean == 0, torch.ones_like(std), std)""",
+          "whatever its mean (a mask from mean == 0 misses it)"),
+        W("the caller's std patched in place", """
+std[std == 0] = 1.0
+return (X - mean) / std""", "changed the std (or mean) it was given, in place"),
+        W("X standardised in place", """
+X -= mean
+X /= torch.where(std > 0, std, torch.ones_like(std))
+return X""", "changed the images it was given"),
     )),
     Exercise(LAB, "fix_load_digits", right=(
         R("not shuffled at all", """
@@ -69,6 +162,11 @@ X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 perm = torch.randperm(len(X), generator=torch.Generator().manual_seed(1))
 return X[perm], y[perm]"""),
+        R("a seeded NumPy permutation of the arrays", """
+import numpy as np
+order = np.random.default_rng(0).permutation(len(images))
+X = torch.from_numpy(images[order]).float().unsqueeze(1) / 16
+return X, torch.from_numpy(labels[order])"""),
     ), wrong=(
         W("the labels shuffled with a permutation of their own", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
@@ -86,6 +184,32 @@ X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 order = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
 return X[order], y[order.flip(0)]""", "do not belong to their image"),
+        # issue 27's mutation round: the check looked at the pairs only
+        W("sorted by label, the pairs kept", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+order = y.argsort()
+return X[order], y[order]""", "the data is sorted by label", hides=True),
+        W("the pixels left in 0..16", """
+X = torch.from_numpy(images).float().unsqueeze(1)
+y = torch.from_numpy(labels)
+order = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
+return X[order], y[order]""", "keep them in 0..1"),
+        W("shuffled with the global random state", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+order = torch.randperm(len(X))
+return X[order], y[order]""", "gives another order each call"),
+        W("the labels turned into floats", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels).float()
+order = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
+return X[order], y[order]""", "int64 labels"),
+        W("the size of the data set written in (1797)", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+order = torch.randperm(1797, generator=torch.Generator().manual_seed(0))
+return X[order], y[order]""", "fails on another set of"),
     )),
     Exercise(LAB, "fix_setup", right=(
         R("torch.manual_seed instead of set_seed", """
@@ -93,6 +217,12 @@ if seed is not None:
     torch.manual_seed(seed)
 model = make_model()
 return model, torch.optim.AdamW(model.parameters(), lr=3e-3)"""),
+        R("seeded inside fork_rng, the default weight decay spelt out", """
+with torch.random.fork_rng():
+    if seed is not None:
+        torch.manual_seed(seed)
+    model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)"""),
     ), wrong=(
         W("the optimizer built from another fresh model", """
 if seed is not None:
@@ -110,21 +240,70 @@ if seed is not None:
     ice_lab.set_seed(seed)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
 return model, optimizer""", "setup(0) twice gives two different models"),
+        # issue 27's mutation round: the check called setup(0) only
+        W("seeded with 0 whatever the seed", """
+ice_lab.set_seed(0)
+model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3)""",
+          "setup(1) gives the same model as setup(0)"),
+        W("SGD instead of the script's AdamW", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+return model, torch.optim.SGD(model.parameters(), lr=3e-3)""", "keep the script's AdamW"),
+        W("(optimizer, model), in the other order", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+return torch.optim.AdamW(model.parameters(), lr=3e-3), model""",
+          "returns (model, optimizer), in that order"),
+        W("the optimizer also holds another model's parameters", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+params = list(model.parameters()) + list(make_model().parameters())
+return model, torch.optim.AdamW(params, lr=3e-3)""", "parameters of no model"),
+        W("no guard for seed=None", """
+ice_lab.set_seed(seed)
+model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3)""",
+          "seed=None means no seeding"),
     )),
     Exercise(LAB, "fix_compute_loss", right=(
         R("nll_loss of log_softmax", "return F.nll_loss(F.log_softmax(logits, dim=1), labels)"),
         R("nn.CrossEntropyLoss()", "return nn.CrossEntropyLoss()(logits, labels)"),
+        R("gather of log_softmax", """
+log_p = F.log_softmax(logits, dim=1)
+return -log_p.gather(1, labels[:, None]).mean()"""),
+        R("logsumexp minus the true logit", """
+picked = logits.gather(1, labels.unsqueeze(1)).squeeze(1)
+return (torch.logsumexp(logits, dim=1) - picked).mean()"""),
     ), wrong=(
         W("nll_loss of softmax", "return F.nll_loss(F.softmax(logits, dim=1), labels)",
-          "compute_loss must equal F.cross_entropy(logits, labels)"),
+          "nll_loss expects log-probabilities"),
         W("the log of softmax, by hand", """
 return F.nll_loss(torch.log(F.softmax(logits, dim=1)), labels)""",
           "the log of an underflowed probability is -inf", hides=True),
         W("summed instead of averaged", 'return F.cross_entropy(logits, labels, reduction="sum")',
-          "compute_loss must equal F.cross_entropy(logits, labels)"),
+          "it changes with the batch size"),
         W("softmax twice removed, but log_softmax fed to cross_entropy", """
 return F.cross_entropy(F.log_softmax(logits, dim=1) * 2, labels)""",
           "compute_loss must equal F.cross_entropy(logits, labels)"),
+        # issue 27's mutation round: the check used one batch of 16 with 10 classes
+        W("summed, then divided by 16 (the check's batch)",
+          'return F.cross_entropy(logits, labels, reduction="sum") / 16',
+          "it changes with the batch size"),
+        W("one-hot targets for 10 classes, by hand", """
+return -(F.one_hot(labels, 10) * F.log_softmax(logits, dim=1)).sum(dim=1).mean()""",
+          "take the number of classes from the logits"),
+        W("label smoothing added", "return F.cross_entropy(logits, labels, label_smoothing=0.1)",
+          "The check could not tell what went wrong"),
+        W("a log-sum-exp by hand, without the max", """
+log_z = logits.exp().sum(dim=1).log()
+return (log_z - logits.gather(1, labels[:, None]).squeeze(1)).mean()""",
+          "exp(300) overflows float32"),
+        W("the loss as a float", "return F.cross_entropy(logits, labels).item()",
+          "0-d tensor with its graph"),
     )),
     Exercise(LAB, "fix_train_step", right=(
         R("model.zero_grad() first", """
@@ -139,6 +318,19 @@ loss = compute_loss(model(xb), yb)
 loss.backward()
 optimizer.step()
 return float(loss)"""),
+        R("zero_grad after step", """
+loss = compute_loss(model(xb), yb)
+loss.backward()
+optimizer.step()
+optimizer.zero_grad()
+return loss.item()"""),
+        R("every .grad set to None by hand", """
+for p in model.parameters():
+    p.grad = None
+loss = compute_loss(model(xb), yb)
+loss.backward()
+optimizer.step()
+return loss.item()"""),
     ), wrong=(
         W("zero_grad between backward and step", """
 loss = compute_loss(model(xb), yb)
@@ -164,99 +356,238 @@ loss.backward()
 optimizer.step()
 optimizer.step()
 return loss.item()""", "optimizer steps: one each"),
+        # issue 27's mutation round: the check watched one weight, at a learning rate of 0
+        W("the loss of a second forward pass, after the step", """
+optimizer.zero_grad()
+compute_loss(model(xb), yb).backward()
+optimizer.step()
+return compute_loss(model(xb), yb).item()""", "return the loss before the step"),
+        W("only the weights' gradients cleared", """
+for name, p in model.named_parameters():
+    if name.endswith("weight"):
+        p.grad = None
+loss = compute_loss(model(xb), yb)
+loss.backward()
+optimizer.step()
+return loss.item()""", "Only some gradients are cleared: ['1.bias']"),
+        W("the gradient clipped instead of cleared", """
+loss = compute_loss(model(xb), yb)
+loss.backward()
+torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+optimizer.step()
+return loss.item()""", "Clipping the gradient only bounds the sum", hides=True),
+        W("cleared, and clipped to norm 1", """
+optimizer.zero_grad()
+loss = compute_loss(model(xb), yb)
+loss.backward()
+torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+optimizer.step()
+return loss.item()""", "clipping changes the update"),
+        W("the loss divided by the batch size before backward", """
+optimizer.zero_grad()
+loss = compute_loss(model(xb), yb)
+(loss / len(xb)).backward()
+optimizer.step()
+return loss.item()""", "the loss was divided by the batch size (32)"),
+        W("a plain SGD update by hand at the script's rate", """
+model.zero_grad()
+loss = compute_loss(model(xb), yb)
+loss.backward()
+with torch.no_grad():
+    for p in model.parameters():
+        p -= 3e-3 * p.grad
+return loss.item()""", "not an update by hand"),
     )),
     Exercise(LAB, "fix_evaluate_memory", right=(
-        R("inference_mode, and len(loader) batches of equal size", """
+        R("inference_mode, each batch weighed by its size", """
 device = next(model.parameters()).device
 total_loss, correct, seen = 0.0, 0, 0
 with torch.inference_mode():
     for xb, yb in loader:
         xb, yb = xb.to(device), yb.to(device)
         logits = model(xb)
+        total_loss += compute_loss(logits, yb).item() * len(yb)
+        correct += (logits.argmax(dim=1) == yb).sum().item()
+        seen += len(yb)
+return total_loss / seen, correct / seen"""),
+        R(".item() alone frees each batch's graph", _evaluate(grad=True)),
+        R("a summed loss kept as a tensor under no_grad, .item() at the end", """
+device = next(model.parameters()).device
+total_loss, correct = torch.zeros(()), 0
+with torch.no_grad():
+    for xb, yb in loader:
+        xb, yb = xb.to(device), yb.to(device)
+        logits = model(xb)
+        total_loss = total_loss + F.cross_entropy(logits, yb, reduction="sum").cpu()
+        correct += (logits.argmax(dim=1) == yb).sum().item()
+n = len(loader.dataset)
+return total_loss.item() / n, correct / n"""),
+    ), wrong=(
+        W("the script as it was", _evaluate(
+            grad=True, loop=_LOOP.replace(".item() * len", " * len")),
+          "Live memory still grows"),
+        W("detach, no item: a tensor returned", _evaluate(
+            grad=True, loop=_LOOP.replace(".item() * len", ".detach() * len")),
+          "the result is still a tensor", hides=True),
+        W("no_grad, but the total kept as a tensor", _evaluate(loop=_LOOP.replace(
+            "total_loss += compute_loss(logits, yb).item() * len(yb)",
+            "total_loss = total_loss + compute_loss(logits, yb) * len(yb)")),
+          "the result is still a tensor"),
+        # issue 27's mutation round: the check used 27 batches of 10 over 270 digits and
+        # checked the types only
+        W("the mean of the batch means (equal batches assumed)", """
+total_loss, correct, seen = 0.0, 0, 0
+with torch.inference_mode():
+    for xb, yb in loader:
+        logits = model(xb)
         total_loss += compute_loss(logits, yb).item()
         correct += (logits.argmax(dim=1) == yb).sum().item()
         seen += len(yb)
-return total_loss / len(loader), correct / seen"""),
-        R(".item() alone frees each batch's graph", """
-total_loss, correct = 0.0, 0
-for xb, yb in loader:
-    logits = model(xb)
-    total_loss += compute_loss(logits, yb).item() * len(yb)
-    correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n"""),
-    ), wrong=(
-        W("the script as it was", """
-total_loss, correct = 0.0, 0
-for xb, yb in loader:
-    logits = model(xb)
-    total_loss += compute_loss(logits, yb) * len(yb)
-    correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "Live memory still grows"),
-        W("detach, no item: a tensor returned", """
-total_loss, correct = 0.0, 0
-for xb, yb in loader:
-    logits = model(xb)
-    total_loss += compute_loss(logits, yb).detach() * len(yb)
-    correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "the result is still a tensor", hides=True),
-        W("no_grad, but the total kept as a tensor", """
-total_loss, correct = 0.0, 0
-with torch.no_grad():
-    for xb, yb in loader:
-        logits = model(xb)
-        total_loss = total_loss + compute_loss(logits, yb) * len(yb)
-        correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "the result is still a tensor"),
+return total_loss / len(loader), correct / seen""", "the mean of the batch means"),
+        W("the summed loss returned, not the mean", _evaluate(
+            end="n = len(loader.dataset)\nreturn total_loss, correct / n"),
+          "returns the summed loss, not the mean"),
+        W("argmax over the batch dimension", _evaluate(
+            loop=_LOOP.replace("argmax(dim=1)", "argmax(dim=0)")), "(the class dimension)"),
+        W("the number of samples written in (270)", _evaluate(
+            end="return total_loss / 270, correct / 270"), "it divides by a fixed number"),
+        W("the accuracy returned as a tensor", _evaluate(
+            loop=_LOOP.replace(".sum().item()", ".sum()")),
+          "returns the accuracy as a Tensor"),
     )),
     Exercise(LAB, "fix_evaluate_mode", right=(
-        R("eval(), then train() only if it was training", """
-was_training = model.training
-model.eval()
+        R("eval(), then train() only if it was training", _evaluate(
+            before="was_training = model.training\nmodel.eval()",
+            after="if was_training:\n    model.train()")),
+        R("a deep copy evaluated in eval()", """
+import copy
+frozen = copy.deepcopy(model).eval()
 total_loss, correct = 0.0, 0
 with torch.no_grad():
     for xb, yb in loader:
-        logits = model(xb)
+        logits = frozen(xb)
         total_loss += compute_loss(logits, yb).item() * len(yb)
         correct += (logits.argmax(dim=1) == yb).sum().item()
-if was_training:
-    model.train()
 n = len(loader.dataset)
 return total_loss / n, correct / n"""),
     ), wrong=(
-        W("no_grad without eval()", """
-total_loss, correct = 0.0, 0
+        W("no_grad without eval()", _evaluate(), "dropout is still active"),
+        W("eval() and never back", _evaluate(before="model.eval()"),
+          "The model came back in eval() mode"),
+        W("train() at the end, whatever the mode was", _evaluate(
+            before="model.eval()", after="model.train()"),
+          "A model handed over in eval() mode stays in eval()", hides=True),
+        # issue 27's mutation round: the check read the top module's flag only
+        W("eval(), then only the top module's flag restored", _evaluate(
+            before="was_training = model.training\nmodel.eval()",
+            after="model.training = was_training"), "sets one attribute"),
+        W("model.training = False instead of eval()", _evaluate(
+            before="was_training = model.training\nmodel.training = False",
+            after="model.train(was_training)"), "dropout is still active"),
+        W("the random state seeded, dropout still on", _evaluate(before="torch.manual_seed(0)"),
+          "Evaluating changed BatchNorm's running statistics", hides=True),
+        W("eval() on the Dropout modules only", _evaluate(
+            before="drops = [m for m in model.modules() if isinstance(m, nn.Dropout)]\n"
+                   "for m in drops:\n    m.eval()",
+            after="for m in drops:\n    m.train()"),
+          "Evaluating changed BatchNorm's running statistics"),
+    )),
+    # ====================================================== the colleague's model (bugs 9, 10)
+    Exercise(LAB, "fix_add_coords", right=(
+        R("device= only (the dtype promoted by torch.cat)", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)"""),
+        R("made on the CPU, then .to(x)", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h).to(x).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w).to(x).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)"""),
+        R("torch.meshgrid on x's device", """
+n, _, h, w = x.shape
+grid = torch.meshgrid(torch.linspace(-1, 1, h, device=x.device),
+                      torch.linspace(-1, 1, w, device=x.device), indexing="ij")
+coords = torch.stack(grid).unsqueeze(0).expand(n, 2, h, w)
+return torch.cat([x, coords], dim=1)"""),
+    ), wrong=(
+        W("the colleague's AddCoords", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "must be made where x is, whatever device"),
+        W("made on the device run() trains on, best_device()", """
+n, _, h, w = x.shape
+where = ice_lab.best_device()
+rows = torch.linspace(-1, 1, h, device=where).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device=where).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "best_device()"),
+        W("made on the lab's other device, OTHER", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h, device=OTHER).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device=OTHER).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "A device written into the code"),
+        W("a hard-coded 'cuda'", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h, device="cuda").view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device="cuda").view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "A device written into the code"),
+        W("x moved to the CPU first", """
+x = x.cpu()
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "moving x to the CPU hides the error", hides=True),
+        W("a grid for 8x8 images", """
+n = x.shape[0]
+rows = torch.linspace(-1, 1, 8, device=x.device).view(1, 1, 8, 1).expand(n, 1, 8, 8)
+cols = torch.linspace(-1, 1, 8, device=x.device).view(1, 1, 1, 8).expand(n, 1, 8, 8)
+return torch.cat([x, rows, cols], dim=1)""", "take the sizes from x"),
+        W("the coordinates from 0 to 1", """
+n, _, h, w = x.shape
+rows = torch.linspace(0, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(0, 1, w, device=x.device).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "computes other values than the colleague's"),
+    )),
+    Exercise(LAB, "fix_residual", right=(
+        R("h = h + x", """
+h = self.relu(self.bn(self.conv(x)))
+h = h + x
+return h"""),
+        R("a clone of h, then += x", """
+h = self.relu(self.bn(self.conv(x))).clone()
+h += x
+return h"""),
+        R("torch.add, with F.relu", "return torch.add(F.relu(self.bn(self.conv(x))), x)"),
+    ), wrong=(
+        W("the colleague's forward", """
+h = self.relu(self.bn(self.conv(x)))
+h += x
+return h""", "is still changed in place"),
+        W("the ReLU made out of place, h += x kept", """
+self.relu = nn.ReLU()
+h = self.relu(self.bn(self.conv(x)))
+h += x
+return h""", "inplace=False on the ReLU is not enough"),
+        W("x += h instead", """
+h = self.relu(self.bn(self.conv(x)))
+x += h
+return x""", "x, the block's input, was changed in place"),
+        W("h += x under torch.no_grad()", """
+h = self.relu(self.bn(self.conv(x)))
 with torch.no_grad():
-    for xb, yb in loader:
-        logits = model(xb)
-        total_loss += compute_loss(logits, yb).item() * len(yb)
-        correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "dropout is still active"),
-        W("eval() and never back", """
-model.eval()
-total_loss, correct = 0.0, 0
-with torch.no_grad():
-    for xb, yb in loader:
-        logits = model(xb)
-        total_loss += compute_loss(logits, yb).item() * len(yb)
-        correct += (logits.argmax(dim=1) == yb).sum().item()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "The model came back in eval() mode"),
-        W("train() at the end, whatever the mode was", """
-model.eval()
-total_loss, correct = 0.0, 0
-with torch.no_grad():
-    for xb, yb in loader:
-        logits = model(xb)
-        total_loss += compute_loss(logits, yb).item() * len(yb)
-        correct += (logits.argmax(dim=1) == yb).sum().item()
-model.train()
-n = len(loader.dataset)
-return total_loss / n, correct / n""", "A model handed over in eval() mode stays in eval()",
-          hides=True),
+    h += x
+return h""", "under torch.no_grad(), which bumps the version"),
+        W("h.data += x", """
+h = self.relu(self.bn(self.conv(x)))
+h.data += x
+return h""", "changing h through .data silences the version check", hides=True),
+        W("h detached, then x added", """
+h = self.relu(self.bn(self.conv(x)))
+return h.detach() + x""", "h.detach() or h.data hides the error", hides=True),
+        W("the skip connection dropped", "return self.relu(self.bn(self.conv(x)))",
+          "The skip connection is gone", hides=True),
+        W("x added before the ReLU", "return self.relu(self.bn(self.conv(x)) + x)",
+          "x is added before the ReLU"),
     )),
 ]
