@@ -22,6 +22,15 @@ EXERCISES: list[Exercise] = [
         R("max with amax, logsumexp of the shifted logits",
           "shifted = logits - logits.amax(dim=1, keepdim=True)\n"
           f"return -(shifted - torch.logsumexp(shifted, dim=1, keepdim=True)){_GATHER}.mean()"),
+        R("log_softmax over dim=-1, gathered on the last axis",
+          "return -F.log_softmax(logits, dim=-1).gather(-1, labels.unsqueeze(-1)).mean()"),
+        R("F.nll_loss of a log_softmax", "return F.nll_loss(F.log_softmax(logits, dim=1), labels)"),
+        R("a one-hot sized from the logits",
+          "one_hot = F.one_hot(labels, logits.shape[1]).to(logits.dtype)\n"
+          "log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)\n"
+          "return -(one_hot * log_probs).sum(dim=1).mean()"),
+        R("logsumexp in float64, the loss returned as float64",
+          f"z = logits.double()\nreturn (torch.logsumexp(z, dim=1) - z{_GATHER}).mean()"),
     ), wrong=(
         W("logits clamped before softmax",
           "clamped = logits.clamp(max=80)\n"
@@ -51,11 +60,38 @@ EXERCISES: list[Exercise] = [
         W("logsumexp over the wrong axis",
           f"return (torch.logsumexp(logits, dim=0)[labels] - logits{_GATHER}).mean()",
           "the max and the sum go over the classes, dim=1"),
+        # Found by the mutation round of issue 27 (the checks before it gave full marks to
+        # F.cross_entropy, and named another mistake, or none, for the rest).
+        W("F.cross_entropy itself (the exercise is to write it)",
+          "return F.cross_entropy(logits, labels)", "calls F.cross_entropy", hides=True),
+        W("a Python float (.item())",
+          f"return (torch.logsumexp(logits, dim=1) - logits{_GATHER}).mean().item()",
+          "returns a float, not a tensor"),
+        W("a one-hot with the lab's 10 classes hard-coded",
+          "one_hot = torch.eye(10)[labels]\n"
+          "log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)\n"
+          "return -(one_hot * log_probs).sum(dim=1).mean()",
+          "do not hard-code the sizes of the lab's data"),
+        W("the probability clamped away from 0 before its log",
+          "shifted = logits - logits.max(dim=1, keepdim=True).values\n"
+          "probs = shifted.exp() / shifted.exp().sum(dim=1, keepdim=True)\n"
+          f"return -probs{_GATHER}.clamp(min=1e-12).log().mean()",
+          "never log of a probability", hides=True),
+        W("shifted by the label's logit, not the row's max",
+          f"shifted = logits - logits{_GATHER}[:, None]\n"
+          "return torch.log(shifted.exp().sum(dim=1)).mean()",
+          "exp overflowed (the op watcher saw aten.exp"),
+        W("float64 to push the overflow further",
+          "z = logits.double()\ne = z.exp()\nprobs = e / e.sum(dim=1, keepdim=True)\n"
+          f"return -probs{_GATHER}.log().mean().float()",
+          "so float64 does not save it", hides=True),
     )),
     Exercise(NAN, "msle_log1p", right=(
         R("log(1 + x)", "return ((torch.log(1 + pred) - torch.log(1 + target)) ** 2).mean()"),
         R("F.mse_loss of log1p", "return F.mse_loss(torch.log1p(pred), torch.log1p(target))"),
         R("pow and mean", "return (torch.log1p(pred) - torch.log1p(target)).pow(2).mean()"),
+        R("the log of the ratio", "return torch.log((1 + pred) / (1 + target)).pow(2).mean()"),
+        R("torch.square", "return torch.square(torch.log1p(pred) - torch.log1p(target)).mean()"),
     ), wrong=(
         W("an epsilon inside the log",
           "return ((torch.log(pred + 1e-8) - torch.log(target + 1e-8)) ** 2).mean()",
@@ -73,6 +109,22 @@ EXERCISES: list[Exercise] = [
         W("the root (RMSLE)",
           "return ((torch.log1p(pred) - torch.log1p(target)) ** 2).mean().sqrt()",
           "The standard log error is the mean of"),
+        W("both clamped to at least 1 before the log",
+          "return ((torch.log(pred.clamp(min=1)) - torch.log(target.clamp(min=1))) ** 2).mean()",
+          "log1p of each, squared", hides=True),
+        W("the zero counts raised to 1 in place (clamp_)",
+          "target.clamp_(min=1.0)\nreturn ((torch.log1p(pred) - torch.log1p(target)) ** 2).mean()",
+          "msle changed its inputs in place", hides=True),
+        W("a Python float (.item())",
+          "return ((torch.log1p(pred) - torch.log1p(target)) ** 2).mean().item()",
+          "msle returns a float, not a tensor"),
+        W("scikit-learn's function on numpy copies",
+          "from sklearn.metrics import mean_squared_log_error as _msle\n"
+          "return torch.tensor(_msle(target.detach().numpy(), pred.detach().numpy()))",
+          "scikit-learn on numpy copies"),
+        W("the predictions clamped at 1000 (the example's counts are smaller)",
+          "return ((torch.log1p(pred.clamp(max=1000.0)) - torch.log1p(target)) ** 2).mean()",
+          "large counts have their error too", hides=True),
     )),
     Exercise(NAN, "fixed_run", right=(
         R("lr=0.01", "return train_steps(model, X, y, F.mse_loss, lr=0.01, steps=100)"),
@@ -81,6 +133,10 @@ EXERCISES: list[Exercise] = [
           "return train_steps(model, X, y, F.mse_loss, lr=0.1, steps=100, clip=1.0)"),
         R("lr=0.02 with clip=5.0",
           "return train_steps(model, X, y, F.mse_loss, lr=0.02, steps=100, clip=5.0)"),
+        R("lr=0.05 kept, clip=0.5",
+          "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100, clip=0.5)"),
+        R("keyword arguments, 80 steps at lr=0.02",
+          "return train_steps(model=model, X=X, y=y, loss_fn=F.mse_loss, lr=0.02, steps=80)"),
     ), wrong=(
         W("lr=0.05 unchanged",
           "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100)",
@@ -103,6 +159,30 @@ EXERCISES: list[Exercise] = [
           "at most 100 steps"),
         W("lr=0.001, too slow", "return train_steps(model, X, y, F.mse_loss, lr=0.001, steps=100)",
           "It trains, but too slowly for 100 steps"),
+        W("the lab's X_reg, y_reg instead of the arguments",
+          "return train_steps(model, X_reg, y_reg, F.mse_loss, lr=0.01, steps=100)",
+          "trained on the lab's X_reg"),
+        W("a fresh model trained, not the one given",
+          "model = make_regressor()\nreturn train_steps(model, X, y, F.mse_loss, lr=0.01, steps=100)",
+          "trained another model than the one it was given"),
+        W("Smooth L1 instead of MSE, at the lab's lr",
+          "return train_steps(model, X, y, F.smooth_l1_loss, lr=0.05, steps=100)",
+          "not the mean squared error", hides=True),
+        W("the features scaled in place (X /= 4)",
+          "X /= 4\nreturn train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100)",
+          "fixed_run changed X or y in place", hides=True),
+        W("the targets standardised inside fixed_run",
+          "ys = (y - y.mean()) / y.std()\nreturn train_steps(model, X, ys, F.mse_loss, lr=0.01, steps=100)",
+          "The model did not train on y as given", hides=True),
+        W("Adam in a loop of its own",
+          "opt = torch.optim.Adam(model.parameters(), lr=0.01)\nlosses = []\n"
+          "for _ in range(100):\n    loss = F.mse_loss(model(X), y)\n    losses.append(loss.item())\n"
+          "    opt.zero_grad()\n    loss.backward()\n    opt.step()\nreturn losses",
+          "fixed_run did not call train_steps", hides=True),
+        W("lr=0.05 kept, the run stopped at the first non-finite loss",
+          "record = []\ntry:\n    train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100, record=record)\n"
+          "except FloatingPointError:\n    pass\nreturn record[:-1]",
+          "so does stopping at the first inf", hides=True),
     )),
     Exercise(NAN, "clean_data", right=(
         R("NaN filled with 0", "return torch.nan_to_num(X, nan=0.0), y"),
@@ -110,6 +190,11 @@ EXERCISES: list[Exercise] = [
           "fill = torch.nanmean(X, dim=0).expand_as(X)\n"
           "return torch.where(torch.isnan(X), fill, X), y"),
         R("rows dropped with isfinite", "keep = torch.isfinite(X).all(dim=1)\nreturn X[keep], y[keep]"),
+        R("a copy, filled in place", "X = X.clone()\nX[torch.isnan(X)] = 0.0\nreturn X, y"),
+        R("filled with the image's own mean",
+          "fill = torch.nanmean(X, dim=1, keepdim=True).expand_as(X)\n"
+          "return torch.where(torch.isnan(X), fill, X), y"),
+        R("rows whose sum is finite", "keep = torch.isfinite(X.sum(dim=1))\nreturn X[keep], y[keep]"),
     ), wrong=(
         W("X[~torch.isnan(X)]: single pixels dropped", "return X[~torch.isnan(X)], y",
           "X[~torch.isnan(X)] drops single pixels"),
@@ -125,5 +210,31 @@ EXERCISES: list[Exercise] = [
         W("filled with X.mean(), itself NaN",
           "return torch.where(torch.isnan(X), X.mean(), X), y",
           "torch.nanmean skips them"),
+        W("a sentinel -1 written into X in place (the check compared X with itself)",
+          "X[torch.isnan(X)] = -1.0\nreturn X, y",
+          "a sentinel like -1 or -999", hides=True),
+        W("NaN set to 0 in X itself (nan_to_num_)", "return X.nan_to_num_(0.0), y",
+          "clean changed its inputs in place", hides=True),
+        W("the lab's y_train instead of y",
+          "keep = ~torch.isnan(X).any(dim=1)\nreturn X[keep], y_train[keep]",
+          "not from the lab's variables"),
+        W("a missing-value flag added as a 65th column",
+          "mask = torch.isnan(X).any(dim=1, keepdim=True).float()\n"
+          "return torch.cat([torch.nan_to_num(X), mask], dim=1), y",
+          "An extra column (a missing-value flag, say)"),
+        W("numpy's nan_to_num (arrays, not tensors)",
+          "import numpy as np\nreturn np.nan_to_num(X.numpy()), y.numpy()",
+          "clean must return two tensors"),
+        W("rows dropped where the first pixel is NaN",
+          "keep = ~torch.isnan(X[:, 0])\nreturn X[keep], y[keep]",
+          "drop every row with a NaN anywhere in it"),
+        W("the labels truncated, not selected",
+          "rows = [i for i in range(len(X)) if not torch.isnan(X[i]).any()]\n"
+          "return X[rows], y[:len(rows)]",
+          "y_clean is not their labels"),
+        W("the lab's 12 damaged rows hard-coded (the 12 with most NaN dropped)",
+          "order = torch.isnan(X).sum(dim=1).argsort(stable=True)\n"
+          "keep = order[: len(X) - 12].sort().values\nreturn X[keep], y[keep]",
+          "wherever it sits and however many there are"),
     )),
 ]
