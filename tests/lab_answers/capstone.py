@@ -35,11 +35,11 @@ def _evaluate(before: str = "", after: str = "", loop: str = _LOOP, grad: bool =
 EXERCISES: list[Exercise] = [
     # ================================================================== lab-capstone
     Exercise(LAB, "fix_model", right=(
-        R("the head sized by hand, 512 features", """
+        R("the head sized by hand, 16 * 32 features", """
 return nn.Sequential(
     nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
     nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
-    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(512, 10),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(16 * 32, 10),
 )"""),
         R("nn.LazyLinear(10), which takes its size from the first batch", """
 return nn.Sequential(
@@ -114,6 +114,25 @@ return nn.Sequential(
     nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 4 * 4, 10),
     nn.Softmax(dim=1),
 )""", "keep a Linear head with 10 outputs"),
+        W("the Dropout's p changed", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.5), nn.Linear(512, 10),
+)""", "not in the script: ['Dropout(p=0.5"),
+        W("a second pooling, and a head of 128", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, 10),
+)""", "not in the script: ['MaxPool2d"),
+        W("a bigger head, Linear(512, 64), ReLU, Linear(64, 10)", """
+return nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(512, 64), nn.ReLU(),
+    nn.Linear(64, 10),
+)""", "Keep the layers"),
     )),
     Exercise(LAB, "fix_normalise", right=(
         R("a copy of std with 1 where it is 0", """
@@ -123,6 +142,7 @@ return (X - mean) / safe_std"""),
         R("torch.where on the result", "return torch.where(std > 0, (X - mean) / std, X - mean)"),
         R("masked_fill on std", "return (X - mean) / std.masked_fill(std == 0, 1.0)"),
         R("torch.where(std == 0, 1.0, std)", "return (X - mean) / torch.where(std == 0, 1.0, std)"),
+        R("std plus 1 where it is 0", "return (X - mean) / (std + (std == 0).float())"),
     ), wrong=(
         W("a tiny epsilon added to std", "return (X - mean) / (std + 1e-8)",
           "A tiny epsilon added to", hides=True),
@@ -151,6 +171,17 @@ return (X - mean) / std""", "changed the std (or mean) it was given, in place"),
 X -= mean
 X /= torch.where(std > 0, std, torch.ones_like(std))
 return X""", "changed the images it was given"),
+        W("a threshold of 1e-3 on std", """
+return (X - mean) / torch.where(std < 1e-3, torch.ones_like(std), std)""",
+          "a clamp, a threshold or one scale for all changes them"),
+        W("the lab's three constant pixels patched by position", """
+safe = std.clone()
+safe[0, 0, 0] = safe[0, 4, 0] = safe[0, 4, 7] = 1.0
+return (X - mean) / safe""", "or on where their constant pixels sit"),
+        W("NaN set to 0 after the division", """
+Z = (X - mean) / std
+Z[torch.isnan(Z)] = 0.0
+return Z""", "Ink in a pixel that never varied becomes inf", hides=True),
     )),
     Exercise(LAB, "fix_load_digits", right=(
         R("not shuffled at all", """
@@ -167,6 +198,10 @@ import numpy as np
 order = np.random.default_rng(0).permutation(len(images))
 X = torch.from_numpy(images[order]).float().unsqueeze(1) / 16
 return X, torch.from_numpy(labels[order])"""),
+        R("the original order, reversed", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+return X.flip(0), y.flip(0)"""),
     ), wrong=(
         W("the labels shuffled with a permutation of their own", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
@@ -210,6 +245,15 @@ X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 order = torch.randperm(1797, generator=torch.Generator().manual_seed(0))
 return X[order], y[order]""", "fails on another set of"),
+        W("the first 1,500 only", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+order = torch.randperm(1500, generator=torch.Generator().manual_seed(0))
+return X[order], y[order]""", "must still return all 1797 images"),
+        W("the images flipped left to right", """
+X = torch.from_numpy(images).float().unsqueeze(1).flip(-1) / 16
+y = torch.from_numpy(labels)
+return X, y""", "do not belong to their image"),
     )),
     Exercise(LAB, "fix_setup", right=(
         R("torch.manual_seed instead of set_seed", """
@@ -223,6 +267,14 @@ with torch.random.fork_rng():
         torch.manual_seed(seed)
     model = make_model()
 return model, torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)"""),
+        R("two parameter groups, no weight decay on biases", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+decay = [p for n, p in model.named_parameters() if n.endswith("weight")]
+rest = [p for n, p in model.named_parameters() if not n.endswith("weight")]
+groups = [{"params": decay}, {"params": rest, "weight_decay": 0.0}]
+return model, torch.optim.AdamW(groups, lr=3e-3)"""),
     ), wrong=(
         W("the optimizer built from another fresh model", """
 if seed is not None:
@@ -268,6 +320,16 @@ ice_lab.set_seed(seed)
 model = make_model()
 return model, torch.optim.AdamW(model.parameters(), lr=3e-3)""",
           "seed=None means no seeding"),
+        W("another learning rate", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=1e-3)""", "with lr [0.001]"),
+        W("Adam instead of AdamW", """
+if seed is not None:
+    ice_lab.set_seed(seed)
+model = make_model()
+return model, torch.optim.Adam(model.parameters(), lr=3e-3)""", "setup() builds Adam with"),
     )),
     Exercise(LAB, "fix_compute_loss", right=(
         R("nll_loss of log_softmax", "return F.nll_loss(F.log_softmax(logits, dim=1), labels)"),
@@ -278,6 +340,7 @@ return -log_p.gather(1, labels[:, None]).mean()"""),
         R("logsumexp minus the true logit", """
 picked = logits.gather(1, labels.unsqueeze(1)).squeeze(1)
 return (torch.logsumexp(logits, dim=1) - picked).mean()"""),
+        R("in float64, then back", "return F.cross_entropy(logits.double(), labels).float()"),
     ), wrong=(
         W("nll_loss of softmax", "return F.nll_loss(F.softmax(logits, dim=1), labels)",
           "nll_loss expects log-probabilities"),
@@ -304,6 +367,11 @@ return (log_z - logits.gather(1, labels[:, None]).squeeze(1)).mean()""",
           "exp(300) overflows float32"),
         W("the loss as a float", "return F.cross_entropy(logits, labels).item()",
           "0-d tensor with its graph"),
+        W("a multi-class margin loss", "return F.multi_margin_loss(logits, labels)",
+          "The check could not tell what went wrong"),
+        W("divided by the number of classes too", """
+return F.cross_entropy(logits, labels) / logits.shape[1]""",
+          "The check could not tell what went wrong"),
     )),
     Exercise(LAB, "fix_train_step", right=(
         R("model.zero_grad() first", """
@@ -329,6 +397,12 @@ for p in model.parameters():
     p.grad = None
 loss = compute_loss(model(xb), yb)
 loss.backward()
+optimizer.step()
+return loss.item()"""),
+        R("backward(retain_graph=True)", """
+optimizer.zero_grad()
+loss = compute_loss(model(xb), yb)
+loss.backward(retain_graph=True)
 optimizer.step()
 return loss.item()"""),
     ), wrong=(
@@ -361,7 +435,7 @@ return loss.item()""", "optimizer steps: one each"),
 optimizer.zero_grad()
 compute_loss(model(xb), yb).backward()
 optimizer.step()
-return compute_loss(model(xb), yb).item()""", "return the loss before the step"),
+return compute_loss(model(xb), yb).item()""", "the losses after each step (a second forward pass)"),
         W("only the weights' gradients cleared", """
 for name, p in model.named_parameters():
     if name.endswith("weight"):
@@ -397,6 +471,19 @@ with torch.no_grad():
     for p in model.parameters():
         p -= 3e-3 * p.grad
 return loss.item()""", "not an update by hand"),
+        W("the loss times the batch size returned", """
+optimizer.zero_grad()
+loss = compute_loss(model(xb), yb)
+loss.backward()
+optimizer.step()
+return loss.item() * len(xb)""", "The check could not tell what went wrong"),
+        W("cleared only while the optimizer holds no state", """
+if not optimizer.state:
+    optimizer.zero_grad()
+loss = compute_loss(model(xb), yb)
+loss.backward()
+optimizer.step()
+return loss.item()""", "On its second call, train_step stepped on the sum"),
     )),
     Exercise(LAB, "fix_evaluate_memory", right=(
         R("inference_mode, each batch weighed by its size", """
@@ -454,6 +541,15 @@ return total_loss / len(loader), correct / seen""", "the mean of the batch means
         W("the accuracy returned as a tensor", _evaluate(
             loop=_LOOP.replace(".sum().item()", ".sum()")),
           "returns the accuracy as a Tensor"),
+        W("the accuracy divided by the number of batches", _evaluate(
+            end="n = len(loader.dataset)\nreturn total_loss / n, correct / len(loader)"),
+          "count logits.argmax(dim=1) == yb"),
+        W("the first batch only", """
+with torch.no_grad():
+    xb, yb = next(iter(loader))
+    logits = model(xb)
+    return compute_loss(logits, yb).item(), (logits.argmax(1) == yb).float().mean().item()""",
+          "evaluate every batch of the loader"),
     )),
     Exercise(LAB, "fix_evaluate_mode", right=(
         R("eval(), then train() only if it was training", _evaluate(
@@ -491,6 +587,9 @@ return total_loss / n, correct / n"""),
                    "for m in drops:\n    m.eval()",
             after="for m in drops:\n    m.train()"),
           "Evaluating changed BatchNorm's running statistics"),
+        W("the mode restored from itself, after eval()", _evaluate(
+            before="model.eval()", after="model.train(model.training)"),
+          "The model came back in eval() mode"),
     )),
     # ====================================================== the colleague's model (bugs 9, 10)
     Exercise(LAB, "fix_add_coords", right=(
@@ -548,6 +647,22 @@ n, _, h, w = x.shape
 rows = torch.linspace(0, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
 cols = torch.linspace(0, 1, w, device=x.device).view(1, 1, 1, w).expand(n, 1, h, w)
 return torch.cat([x, rows, cols], dim=1)""", "computes other values than the colleague's"),
+        W("h for both sizes (square images assumed)", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, h, device=x.device).view(1, 1, 1, h).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "take the sizes from x"),
+        W("columns before rows", """
+n, _, h, w = x.shape
+rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, cols, rows], dim=1)""", "computes other values than the colleague's"),
+        W("the device of the module's first parameter", """
+n, _, h, w = x.shape
+where = next(self.parameters()).device
+rows = torch.linspace(-1, 1, h, device=where).view(1, 1, h, 1).expand(n, 1, h, w)
+cols = torch.linspace(-1, 1, w, device=where).view(1, 1, 1, w).expand(n, 1, h, w)
+return torch.cat([x, rows, cols], dim=1)""", "it has no parameters"),
     )),
     Exercise(LAB, "fix_residual", right=(
         R("h = h + x", """
@@ -559,6 +674,7 @@ h = self.relu(self.bn(self.conv(x))).clone()
 h += x
 return h"""),
         R("torch.add, with F.relu", "return torch.add(F.relu(self.bn(self.conv(x))), x)"),
+        R("x + h, the other way round", "return x + self.relu(self.bn(self.conv(x)))"),
     ), wrong=(
         W("the colleague's forward", """
 h = self.relu(self.bn(self.conv(x)))
@@ -589,5 +705,10 @@ return h.detach() + x""", "h.detach() or h.data hides the error", hides=True),
           "The skip connection is gone", hides=True),
         W("x added before the ReLU", "return self.relu(self.bn(self.conv(x)) + x)",
           "x is added before the ReLU"),
+        W("x detached in the sum", "return F.relu(self.bn(self.conv(x))) + x.detach()",
+          "the input does not"),
+        W("relu_ then add_, by hand", """
+h = self.bn(self.conv(x)).relu_()
+return h.add_(x)""", "is still changed in place"),
     )),
 ]
