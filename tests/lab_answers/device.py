@@ -39,14 +39,26 @@ EXERCISES: list[Exercise] = [
         R("a generator over the batch", "model.to(device)\nx, y = (t.to(device) for t in (x, y))"),
         R("non_blocking=True", "model.to(device)\nx = x.to(device, non_blocking=True)\n"
           "y = y.to(device, non_blocking=True)"),
+        R("model.to(device=...), the batch through a list", "model.to(device=device)\n"
+          "x, y = [t.to(device) for t in (x, y)]"),
+        R("the labels moved to wherever x went", "model.to(device)\nx = x.to(device)\ny = y.to(x.device)"),
     ), wrong=(
         W("x.to(device) without assigning the result", "model.to(device)\nx.to(device)\ny.to(device)",
-          "Move the model, x AND y"),
-        W("the labels left behind", "model.to(device)\nx = x.to(device)", "(the labels too)"),
+          "x.to(device) returns a moved copy, so write x = x.to(device)"),
+        W("the labels left behind", "model.to(device)\nx = x.to(device)", "The labels stay where they were"),
         W("the batch moved, not the model", "x, y = x.to(device), y.to(device)",
-          "Move the model, x AND y"),
+          "The model stays where it was"),
+        W("the lab's global OTHER instead of the device argument",
+          "model.to(OTHER)\nx, y = x.to(OTHER), y.to(OTHER)", "not to the lab's OTHER"),
+        W("a moved copy of the model: the optimizer updates the original",
+          "model = copy.deepcopy(model).to(device)\nx, y = x.to(device), y.to(device)",
+          "move it in place (model.to(device)) rather than a copy of it"),
+        W(".cuda() hard-coded", "model.to(device)\nx, y = x.cuda(), y.cuda()",
+          "A hard-coded 'cuda' (or .cuda()) is not `device`"),
+        W("the model and the labels moved to where x is", "model.to(x.device)\ny = y.to(x.device)",
+          "to where the model or x already is"),
         W("everything moved to the CPU", "model.to('cpu')\nx, y = x.cpu(), y.cpu()",
-          "moving everything to the CPU (or to where the model already is) hides the error",
+          "moving everything to the CPU (or to where the model or x already is) hides the error",
           hides=True),
         W("the batch moved to the model's device, the model left",
           "here = next(model.parameters()).device\nx, y = x.to(here), y.to(here)",
@@ -57,6 +69,15 @@ EXERCISES: list[Exercise] = [
             position="torch.arange(length).to(x.device)", weights="torch.ones(length).to(x.device)")),
         R("x.new_ones and torch.arange(..., device=x.device)", pool_answer(weights="x.new_ones(length)")),
         R("ones_like a slice of x", pool_answer(weights="torch.ones_like(x[0, :, 0])")),
+        R("a mean over the steps instead of the weights", """
+batch, length, _ = x.shape
+position = torch.arange(length, device=x.device) / length
+position = position.expand(batch, length).unsqueeze(-1)
+h = torch.relu(self.proj(torch.cat([x, position], dim=-1)))
+return self.head(h.mean(dim=1))
+"""),
+        R(".to(x): x's device and dtype", pool_answer(position="torch.arange(length).to(x)",
+                                                    weights="torch.ones(length).to(x)")),
     ), wrong=(
         W("new tensors created on the default device (the bug)", pool_answer(
             position="torch.arange(length)", weights="torch.ones(length)"),
@@ -65,7 +86,25 @@ EXERCISES: list[Exercise] = [
           "Create each tensor in forward with device=x.device"),
         W("the lab's OTHER device hard-coded", pool_answer(
             position="torch.arange(length, device=OTHER)", weights="torch.ones(length, device=OTHER)"),
-          "A hard-coded 'cuda' or a global device is not the input's device"),
+          "a global `device` or a hard-coded 'cuda' is not the input's device"),
+        W("the example's batch (4) hard-coded", pool_answer().replace(
+            "expand(batch, length)", "expand(4, length)"), "read batch and length from x.shape"),
+        W("the example's length (5) hard-coded in the weights",
+          pool_answer(weights="torch.ones(5, device=x.device)"), "read batch and length from x.shape"),
+        W("the module and x moved to the CPU inside forward, the output moved back", """
+here = x.device
+self.cpu()
+x = x.cpu()
+batch, length, _ = x.shape
+position = torch.arange(length) / length
+position = position.expand(batch, length).unsqueeze(-1)
+h = torch.relu(self.proj(torch.cat([x, position], dim=-1)))
+weights = torch.ones(length) / length
+return self.head((h * weights[None, :, None]).sum(dim=1)).to(here)
+""", "forward copied something from meta to the CPU", hides=True),
+        W("float64 positions", pool_answer(
+            position="torch.arange(length, device=x.device, dtype=torch.float64)"),
+          "A dtype mismatch"),
         W("the error caught, a placeholder returned", """
 try:
     batch, length, _ = x.shape
@@ -84,6 +123,13 @@ except RuntimeError:
     raise ValueError(f"bad labels {torch.unique(bad).tolist()} (classes 0..{num_classes - 1})")""")),
         R("a TypeError for the wrong dtype", _VALID.replace("raise ValueError(f\"labels must", "raise TypeError(f\"labels must")
           .format(body=_RANGE)),
+        R("any integer dtype; the bad values sorted in the message", """
+if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
+    raise TypeError(f"labels must be integers, got {labels.dtype}")
+bad = labels[(labels < 0) | (labels >= num_classes)]
+if bad.numel():
+    raise ValueError(f"labels {sorted(set(bad.tolist()))} not in 0..{num_classes - 1}")
+"""),
         R("an allowed-dtype set", """
 if labels.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8):
     raise ValueError(f"labels must be integer class indices, got {labels.dtype}")
@@ -111,5 +157,23 @@ if labels.dtype.is_floating_point:
           hides=True),
         W("a message without the values", _VALID.format(body="""if ((labels < 0) | (labels >= num_classes)).any():
     raise ValueError("some labels are out of range")"""), "the message must name the bad value 10"),
+        W("the example's 10 classes hard-coded", _VALID.format(body=_RANGE.replace(
+            ">= num_classes", ">= 10")), "not with the example's 10"),
+        W("the message names the range, not the bad values", _VALID.format(body="""if labels.min() < 0 or labels.max() >= num_classes:
+    raise ValueError(f"labels must be in 0..{num_classes} (exclusive)")"""),
+          "the message must name the bad values, 12 and -3"),
+        W("int64 labels only (int32 refused)", """
+if labels.dtype != torch.int64:
+    raise ValueError(f"labels must be int64 class indices, got dtype {labels.dtype}")
+""" + _RANGE, "are class indices too"),
+        W("only the first 100 labels checked", _VALID.format(body=_RANGE.replace(
+            "bad = (labels < 0) | (labels >= num_classes)",
+            "labels = labels[:100]\nbad = (labels < 0) | (labels >= num_classes)")),
+          "check every label, not only the first ones"),
+        W("True or False returned instead of raising", """
+if labels.dtype.is_floating_point or labels.dtype == torch.bool:
+    return False
+return bool(((labels >= 0) & (labels < num_classes)).all())
+""", "a return value is easy to ignore", hides=True),
     )),
 ]
