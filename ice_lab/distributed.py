@@ -90,7 +90,7 @@ def torchrun(
     script: str | os.PathLike,
     *args: str,
     nproc_per_node: int = 2,
-    timeout: float = 120.0,
+    timeout: float = 300.0,
 ) -> TorchrunResult:
     """Run ``torchrun --standalone --nproc_per_node=N script args...`` and wait for it.
 
@@ -101,7 +101,8 @@ def torchrun(
     ``CUDA_VISIBLE_DEVICES=""`` (``gpus_hidden`` is then True), so that a script that picks
     ``cuda:LOCAL_RANK`` when CUDA is available falls back to the CPU and ``gloo`` instead
     of asking for a GPU that does not exist. With one GPU per rank, the GPUs stay visible.
-    After ``timeout`` seconds torchrun gets SIGTERM, which it passes on to every rank; 30
+    After ``timeout`` seconds (five minutes by default: three Pythons importing torch on a
+    busy laptop can take a minute before the script's first line) torchrun gets SIGTERM, which it passes on to every rank; 30
     seconds later whatever of the job still runs is killed. A process the job leaves
     running (one started in a session of its own, say) is killed and counted in
     ``leftover``. ``nproc_per_node`` is a whole number from 1 to 8 (one machine);
