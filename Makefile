@@ -86,17 +86,18 @@ $(PYODIDE): tools/pyodide/package.json tools/pyodide/package-lock.json
 # Then the time of each stage (every pytest stage also prints its slowest tests).
 test: $(STAMP)
 	@mkdir -p _build && rm -f $(STAGES)
-	@echo "== make test, stage 1 of 4: strict book build"
+	@echo "== make test, stage 1 of 5: strict book build"
 	@$(call STAGE,1 strict book build,$(MAKE) --no-print-directory book-strict)
-	@echo "== make test, stage 2 of 4: unit tests (no kernels, no child processes)"
+	@echo "== make test, stage 2 of 5: unit tests (no kernels, no child processes)"
 	@$(call STAGE,2 unit tests,env $(STATUS) $(PY) -m pytest tests -m "not kernel" -q $(DURATIONS))
-	@echo "== make test, stage 3 of 4: kernel tests and strict nbval, this machine's CPU"
+	@echo "== make test, stage 3 of 5: kernel tests and strict nbval, this machine's CPU"
 	@echo "   kernels, two at a time, one thread each"
 	@$(call STAGE,3 kernel tests and nbval,env $(ONE_THREAD) $(STATUS) ICE_STATUS_PASS=1 \
 		$(PY) -m pytest -p status_plugin tests book labs -m kernel $(NBVAL) $(XDIST) $(DURATIONS))
-	@echo "== make test, stage 4 of 4: strict nbval on bare copies (each notebook alone in"
+	@echo "== make test, stage 4 of 5: strict nbval on bare copies (each notebook alone in"
 	@echo "   a temporary folder), under portable kernels: $(PORTABLE_ENV)"
 	@$(call STAGE,4 bare copies under portable kernels,$(call BARE_PASS,,$(DURATIONS)))
+	@echo "== make test, stage 5 of 5: reference/status.json describes every notebook as it is"
 	@$(call STAGE,5 status data current,$(PY) tools/status.py --check)
 	@echo "== make test: time per stage"; cat $(STAGES)
 	@! grep -q FAILED $(STAGES) || (echo "== make test FAILED"; exit 1)
