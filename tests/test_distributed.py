@@ -179,7 +179,7 @@ def test_fewer_gpus_than_ranks_runs_the_job_on_the_cpu(workdir, monkeypatch, gpu
         # one write per line: the ranks share stdout, unbuffered (print() writes each
         # argument, the space and the newline separately, and two ranks interleave)
         rank, visible = os.environ["LOCAL_RANK"], os.environ.get("CUDA_VISIBLE_DEVICES")
-        sys.stdout.write(f"{rank} {visible!r}\n")
+        sys.stdout.write(f"{rank} {visible!r}\\n")
     """)
     run = torchrun(script, timeout=120)
     assert run.ok, run.stderr
