@@ -14,6 +14,7 @@ non-finite watchers (Numerics chapter). Private: learners never call it.
 from __future__ import annotations
 
 import contextlib
+import operator
 import warnings
 from typing import Any, Callable, ContextManager, Iterator
 
@@ -30,8 +31,10 @@ __all__ = [
     "tree_leaves",
     "tree_map",
     "version_counter",
+    "version_reader",
     "sparse_values",
     "aten_op",
+    "op_caller",
 ]
 
 
@@ -119,6 +122,19 @@ def _unwrapped_dispatch_mode() -> type:
 UnwrappedDispatchMode: type = _unwrapped_dispatch_mode()
 
 
+def op_caller(op: Any) -> Callable[..., Any]:
+    """The cheapest callable that runs ``op`` (an ``OpOverload``) as ``op(*args)`` would.
+
+    ``op(*args)`` is ``op._op(*args)`` plus a Python frame and a check for a Python-side
+    dispatcher; a mode that calls every op (``watch_nonfinite_ops``) calls ``op._op``
+    directly when the op has no such dispatcher. Without ``_op``: ``op`` itself, quietly
+    (the same result, one frame slower)."""
+    direct = getattr(op, "_op", None)
+    if callable(direct) and getattr(op, "_pyobj_dispatcher", None) is None:
+        return direct
+    return op
+
+
 def no_dispatch_modes() -> ContextManager[Any]:
     """A context in which no ``TorchDispatchMode`` sees the ops run (``summary`` uses it so
     that its own temporaries neither count in a ``MemoryBudget`` nor trip
@@ -204,6 +220,15 @@ def version_counter(t: torch.Tensor) -> int | None:
     except AttributeError:
         _degraded("Tensor._version", "watch_nonfinite checks every output again instead of skipping repeats.")
         return None
+
+
+def version_reader() -> Callable[[torch.Tensor], int | None]:
+    """``version_counter`` for code that reads it on every step: a C-level getter of
+    ``t._version`` (no Python frame per read), or ``version_counter`` itself where this
+    PyTorch has no ``_version`` (None, warned once)."""
+    if hasattr(torch.Tensor, "_version"):
+        return operator.attrgetter("_version")
+    return version_counter
 
 
 def current_autograd_node() -> Any:

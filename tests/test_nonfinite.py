@@ -282,6 +282,7 @@ def test_watcher_leaves_no_trace_on_tensors_and_model(fail, handles_made):
     before_dicts = {"leaf": dict(leaf.__dict__), "x": dict(x.__dict__)}
     before_params = {n: dict(p.__dict__) for n, p in model.named_parameters()}
     before_hooks = all_hook_dicts(model)
+    before_modules = {n: dict(m.__dict__) for n, m in model.named_modules()}
     try:
         with watch_nonfinite(model):
             out = model(x)
@@ -297,6 +298,7 @@ def test_watcher_leaves_no_trace_on_tensors_and_model(fail, handles_made):
     assert out.__dict__ == {} and loss.__dict__ == {}
     assert {n: dict(p.__dict__) for n, p in model.named_parameters()} == before_params
     assert all_hook_dicts(model) == before_hooks
+    assert {n: dict(m.__dict__) for n, m in model.named_modules()} == before_modules
     assert not leaf._backward_hooks
     hooked = [h for h in handles_made if h.hooks_dict_ref() is not None]
     assert handles_made, "the spy must see the watcher's hooks"
@@ -313,6 +315,82 @@ def test_node_hooks_of_a_long_loop_are_forgotten_when_their_graph_is_freed():
             model(batch()).sum().backward()
         assert len(watcher._handles) < 1024 + 64  # pruned, not one handle per step forever
         assert len(watcher._nodes) < 50  # roles of freed tensors are dropped
+
+
+def test_the_check_in_forward_leaves_no_trace_and_keeps_the_signature():
+    """The forward check sits in each module's forward while watching; on exit it is gone."""
+    import inspect
+
+    class Own(nn.Module):
+        def forward(self, x):
+            return x
+
+    model = nn.Sequential(nn.Linear(4, 4), Log(), Own())
+    with torch.no_grad():
+        model[0].weight.fill_(1.0)
+        model[0].bias.zero_()
+    own = model[2].forward = lambda x: x * 2  # an instance's own forward is kept
+    before = {name: dict(m.__dict__) for name, m in model.named_modules()}
+    signature = inspect.signature(model[0].forward)
+    with watch_nonfinite(model):
+        assert inspect.signature(model[0].forward) == signature
+        assert torch.equal(model(torch.ones(1, 4)), torch.full((1, 4), 4.0).log() * 2)
+    assert {name: dict(m.__dict__) for name, m in model.named_modules()} == before
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite(model):
+            model(-torch.ones(1, 4))  # log of negative values
+    assert info.value.where == "1 (Log)"
+    assert {name: dict(m.__dict__) for name, m in model.named_modules()} == before
+    assert model[2].forward is own
+
+
+def test_a_relu_output_is_checked_unless_its_input_was_just_checked():
+    """ReLU, Tanh ... of a checked finite tensor are finite: not checked again. Anything
+    else they get (data, a tensor changed in place after its check) is checked."""
+    model = nn.Sequential(nn.ReLU(), nn.Linear(4, 4), nn.ReLU())
+    x = batch()
+    x[1, 2] = float("nan")
+    with pytest.raises(NonFiniteError, match="input already held NaN") as info:
+        with watch_nonfinite(model):
+            model(x)  # the data goes straight into a ReLU: checked there
+    assert info.value.where == "0 (ReLU)"
+
+    def poison(module, args):  # changes the Linear's checked output in place
+        args[0][0, 0] = float("inf")
+
+    handle = model[2].register_forward_pre_hook(poison)
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite(model):
+            model(batch())
+    handle.remove()
+    assert info.value.where == "2 (ReLU)"
+
+
+def test_op_mode_checks_parameters_and_tuple_outputs():
+    weight = nn.Parameter(torch.ones(3))
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite_ops(), torch.no_grad():
+            weight.add_(torch.tensor([0.0, 3e38, 0.0]), alpha=2.0)  # an optimizer step overflows
+    assert info.value.where == "aten.add_.Tensor" and "+Inf=1!" in info.value.tensor_summary
+    with pytest.raises(NonFiniteError) as info:
+        with watch_nonfinite_ops():
+            torch.var_mean(torch.tensor([3e38, -3e38]))  # (var, mean): the variance overflows
+    assert info.value.where.startswith("aten.var_mean")
+
+
+def test_op_caller_is_the_op_or_what_it_calls():
+    from ice_lab._torch_compat import op_caller
+
+    op = torch.ops.aten.add.Tensor
+    x = torch.ones(2)
+    assert torch.equal(op_caller(op)(x, x), op(x, x))
+
+    class NoInner:  # an op object without _op: called as it is
+        def __call__(self, *args):
+            return "called"
+
+    plain = NoInner()
+    assert op_caller(plain) is plain
 
 
 # ---------------------------------------------------------------------------- private torch APIs
@@ -338,10 +416,26 @@ def test_without_version_counter_the_watcher_still_names_the_module(monkeypatch)
         _torch_compat._degraded("Tensor._version", "test")
         return None
 
-    monkeypatch.setattr("ice_lab.nonfinite.modules.version_counter", no_version)
+    monkeypatch.setattr("ice_lab.nonfinite.modules.version_reader", lambda: no_version)
     model = zero_row_model(True)
     with pytest.warns(_torch_compat.TorchCompatWarning, match="Tensor._version"):
         with pytest.raises(NonFiniteError) as info:
             with watch_nonfinite(model):
                 model(batch(zero_row=True)).sum().backward()
     assert (info.value.where, info.value.phase) == ("net.2 (Radius)", "backward")
+
+
+def test_a_copy_made_while_watching_is_not_watched():
+    """copy.deepcopy(model) inside the block (a best-model copy, an EMA) runs unchecked."""
+    import copy
+
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+    with watch_nonfinite(model):
+        twin = copy.deepcopy(model)
+        with torch.no_grad():
+            twin[0].bias.fill_(float("nan"))
+        assert torch.isnan(twin(torch.ones(1, 3))).all()  # not the watcher's business
+        with pytest.raises(NonFiniteError):
+            with torch.no_grad():
+                model[0].bias.fill_(float("nan"))
+            model(torch.ones(1, 3))

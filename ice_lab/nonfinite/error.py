@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import cmath
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 
 from .._torch_compat import tree_leaves
 
-__all__ = ["NonFiniteError"]  # is_finite, tensors: shared by modules.py and ops.py only
+__all__ = ["NonFiniteError"]  # is_finite, finite, tensors: shared by modules.py and ops.py only
 
 
 class NonFiniteError(RuntimeError):
@@ -58,30 +58,56 @@ def is_finite(t: torch.Tensor) -> bool:
     sparse, wrapped by functorch transforms) count as finite: the watcher never breaks code.
     """
     try:
-        if (
-            not (t.is_floating_point() or t.is_complex())
-            or t.layout is not _strided
-            or t.is_meta
-        ):
+        if t.layout is not _strided or not (t.is_floating_point() or t.is_complex()):
             return True
-        value = (t.detach() if t.requires_grad else t).sum().item()
+        if t.requires_grad:
+            t = t.detach()
+        value = t.sum().item()  # raises for meta tensors and functorch wrappers
         if value.__class__ is float:
             if _isfinite(value):
                 return True
         elif isinstance(value, complex) and cmath.isfinite(value):
             return True
-        return bool(torch.isfinite(t.detach()).all())
+        return bool(torch.isfinite(t).all())
     except Exception:
         return True
 
 
-def tensors(obj: Any) -> list[torch.Tensor]:
-    """The tensors in a module's or op's output (a tensor, a tuple, a list, a dict ...)."""
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (tuple, list)) and all(isinstance(x, torch.Tensor) for x in obj):
-        return list(obj)
+def finite(t: torch.Tensor) -> bool:
+    """The watchers' hot-path test: ``is_finite`` with the least work per call.
+
+    One reduction and one scalar read, no other attribute reads: an integer or bool sum
+    is always finite, and anything unusual (a complex or non-finite sum, a tensor
+    without values) goes on to :func:`is_finite`. ``t`` must not require grad (the
+    caller detaches), so that the sum builds no graph.
+    """
     try:
-        return [x for x in tree_leaves(obj) if isinstance(x, torch.Tensor)]
+        value = t.sum().item()
+    except Exception:
+        return is_finite(t)
+    cls = value.__class__
+    if cls is float:
+        if _isfinite(value):
+            return True
+    elif cls is int or cls is bool:
+        return True
+    return is_finite(t)
+
+
+_Tensor = torch.Tensor
+
+
+def tensors(obj: Any) -> Sequence[torch.Tensor]:
+    """The tensors in a module's or op's output (a tensor, a tuple, a list, a dict ...)."""
+    if isinstance(obj, _Tensor):
+        return (obj,)
+    if obj.__class__ is tuple or obj.__class__ is list:
+        for x in obj:
+            if not isinstance(x, _Tensor):
+                break
+        else:
+            return obj
+    try:
+        return [x for x in tree_leaves(obj) if isinstance(x, _Tensor)]
     except Exception:
         return []

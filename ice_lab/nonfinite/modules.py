@@ -8,6 +8,8 @@ Taught in the Numerics chapter (``book/numerics.ipynb``).
 
 from __future__ import annotations
 
+import functools
+import types
 import weakref
 from types import TracebackType
 from typing import Any, Sequence
@@ -15,11 +17,22 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from .._torch_compat import version_counter
+from .._torch_compat import version_reader
 from ..summary import summary
-from .error import NonFiniteError, is_finite, tensors
+from .error import NonFiniteError, finite, is_finite, tensors
 
 __all__ = ["watch_nonfinite"]
+
+_grad_enabled = torch.is_grad_enabled
+
+# Modules whose output is finite whenever their one input is (they clamp, squash, select
+# or reshape): when that input is the tensor checked last, their output needs no check.
+_KEEPS_FINITE = frozenset(
+    {
+        nn.ReLU, nn.ReLU6, nn.Hardtanh, nn.Tanh, nn.Sigmoid, nn.Identity, nn.Flatten,
+        nn.Unflatten, nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d,
+    }
+)
 
 
 def _hook_alive(handle: Any) -> bool:
@@ -57,19 +70,22 @@ class watch_nonfinite:
     after it runs, so the first module to produce NaN/Inf is named — innermost first, e.g.
     ``net.2 (Linear)``. The message says whether its inputs were finite (then that module
     made the NaN) or not (then it came from the data, or from code between modules: use
-    :class:`watch_nonfinite_ops` to name the op).
+    :class:`watch_nonfinite_ops` to name the op). A module that cannot turn finite values
+    into NaN/Inf (``ReLU``, ``Tanh``, ``Sigmoid``, ``Hardtanh``, ``MaxPool``, ``Flatten``
+    ...) is not checked again when its input is the output just checked.
 
     Backward (``backward=True``): a hook on every module output and input that requires
     grad, and on every parameter, checks the gradient as it arrives. The first non-finite
     gradient names the module whose backward produced it, or says that it came into the
     model's output from the loss.
 
-    On exit every hook is removed (on modules, parameters, tensors and autograd-graph
-    nodes), also when an error is raised, and nothing is left in your tensors or model:
-    the watcher keeps its notes in itself, so the model pickles. Entering the same watcher twice
-    at once raises ``RuntimeError``. Cost: one reduction and one scalar read per module
-    output and per gradient, plus a few microseconds of Python per hook
-    (``benchmarks/nonfinite_overhead.py`` measures it against ``detect_anomaly``). On a
+    While watching, each module's ``forward`` is wrapped (an attribute of the module,
+    cheaper than a forward hook). On exit the wrappers and every hook (on parameters,
+    tensors and autograd-graph nodes) are removed, also when an error is raised, and
+    nothing is left in your tensors or model: the watcher keeps its notes in itself, so the
+    model pickles. Entering the same watcher twice at once raises ``RuntimeError``. Cost:
+    one reduction and one scalar read per checked output and gradient, plus a little
+    Python per module call and per gradient (``benchmarks/nonfinite_overhead.py``). On a
     GPU every check waits for the GPU (one scalar read each).
 
     Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
@@ -87,7 +103,10 @@ class watch_nonfinite:
         self.model = model
         self.backward = backward
         self._handles: list[Any] = []
+        self._forwards: list[tuple[nn.Module, Any, Any]] = []  # (module, our forward, its own)
+        self._read_version = version_reader()
         self._prune_at = 1024
+        self._nodes_prune_at = 32
         self._active = False
         self._last_ok: tuple[weakref.ref, int | None] | None = None
         # Who made / used each hooked tensor, kept here (never in the tensor's __dict__):
@@ -100,9 +119,10 @@ class watch_nonfinite:
         if self._active:
             raise RuntimeError("this watch_nonfinite is already active; enter it once at a time.")
         self._active = True
+        self._read_version = version_reader()
         try:
             for name, module in self.model.named_modules():
-                self._handles.append(module.register_forward_hook(self._forward_hook(name, module)))
+                self._watch_forward(name, module)
             if self.backward:
                 owners: dict[int, tuple[str, str]] = {}
                 for mname, module in self.model.named_modules():
@@ -135,35 +155,85 @@ class watch_nonfinite:
         self._last_ok = None
         self._nodes = {}
         self._leaves = {}
-        handles, self._handles = self._handles, []  # module, parameter, tensor and node hooks
+        self._nodes_prune_at = 32
+        forwards, self._forwards = self._forwards, []
+        for module, bound, own in forwards:
+            if module.__dict__.get("forward") is bound:
+                if own is None:
+                    del module.__dict__["forward"]
+                else:
+                    module.__dict__["forward"] = own
+        handles, self._handles = self._handles, []  # parameter, tensor and node hooks
         for h in handles:
             h.remove()
 
     # -- hooks -----------------------------------------------------------------------
-    def _forward_hook(self, name: str, module: nn.Module):
-        label = _label(name, module)
+    # The hooks run on every module call and every gradient: each line below is paid
+    # for on every step (benchmarks/nonfinite_overhead.py).
+    def _watch_forward(self, name: str, module: nn.Module) -> None:
+        """Check ``module``'s outputs after each call, and note who made / used them.
 
-        def hook(mod: nn.Module, args: Any, output: Any) -> None:
-            if not self._active:
-                return
+        The check sits in ``module.forward`` itself (an attribute of the instance, removed
+        on exit): a forward hook would make every call take ``nn.Module``'s slow path,
+        which costs more than the check. A scripted module gets a forward hook instead.
+        """
+        label = _label(name, module)
+        in_role, out_role = ("in", name, label), ("out", name, label)
+        watcher, backward, read_version = self, self.backward, self._read_version
+        keeps_finite = type(module) in _KEEPS_FINITE
+
+        def after(args: Any, output: Any, checked: bool) -> None:
             outs = tensors(output)
-            last = self._last_ok
-            for t in outs:
-                if last is not None and last[0]() is t and last[1] is not None and last[1] == version_counter(t):
-                    continue  # a container returning its last child's output: checked already
-                if not is_finite(t):
-                    raise self._forward_error(label, t, args)
+            if not checked:
+                last = watcher._last_ok
+                for t in outs:
+                    if last is not None and last[0]() is t:
+                        version = read_version(t)
+                        if version is not None and version == last[1]:
+                            continue  # a container returning its last child's output
+                    if not finite(t.detach() if t.requires_grad else t):
+                        raise watcher._forward_error(label, t, args)
             if outs:
-                self._last_ok = (weakref.ref(outs[-1]), version_counter(outs[-1]))
-            if self.backward and torch.is_grad_enabled():
+                t = outs[-1]
+                watcher._last_ok = (weakref.ref(t), read_version(t))
+            if backward and _grad_enabled():
                 for t in tensors(args):  # inputs first: an in-place module returns its input
                     if t.requires_grad:
-                        self._role(t, ("in", name, label), output=False)
+                        watcher._role(t, in_role, False)
                 for t in outs:
                     if t.requires_grad:
-                        self._role(t, ("out", name, label), output=True)
+                        watcher._role(t, out_role, True)
 
-        return hook
+        if isinstance(module, torch.jit.ScriptModule):
+
+            def hook(mod: nn.Module, args: Any, output: Any) -> None:
+                if watcher._active:
+                    after(args, output, False)
+
+            self._handles.append(module.register_forward_hook(hook))
+            return
+        own = module.__dict__.get("forward")  # an instance's own forward, rare
+        inner = own if own is not None else type(module).forward
+
+        def forward(mod: nn.Module, *args: Any, **kwargs: Any) -> Any:
+            # (a deepcopy of the model made while watching keeps this forward: unchecked)
+            if not watcher._active or mod is not module:
+                return inner(*args, **kwargs) if own is not None else inner(mod, *args, **kwargs)
+            checked = False
+            if keeps_finite and len(args) == 1:  # its input checked last: its output is finite
+                last = watcher._last_ok
+                if last is not None and last[0]() is args[0]:
+                    version = read_version(args[0])
+                    checked = version is not None and version == last[1]
+            output = inner(*args, **kwargs) if own is not None else inner(mod, *args, **kwargs)
+            after(args, output, checked)
+            return output
+
+        if own is None:
+            functools.update_wrapper(forward, inner)  # inspect.signature(module.forward) holds
+        bound = types.MethodType(forward, module)
+        module.__dict__["forward"] = bound
+        self._forwards.append((module, bound, own))
 
     def _role(self, t: torch.Tensor, role: tuple[str, str, str], output: bool) -> None:
         """Note who made / used ``t`` and hook its gradient (one hook per tensor version).
@@ -172,28 +242,37 @@ class watch_nonfinite:
         object, with its own gradient: an output role at a new version starts a new hook;
         an input role goes with the version the module consumed (the older one).
         """
+        key = id(t)
+        nodes = self._nodes
+        entry = nodes.get(key)
+        version = None
+        if entry is not None and entry[0]() is t:
+            if not output or (version := self._read_version(t)) is not None and entry[1] == version:
+                if role not in entry[2]:
+                    entry[2].append(role)
+                return
         node = t.grad_fn
         if node is None:  # a leaf (an input that requires grad, a parameter passed as input)
             self._leaf_role(t, role)
             return
-        key, version = id(t), version_counter(t)
-        entry = self._nodes.get(key)
-        if entry is not None and entry[0]() is t and ((version is not None and entry[1] == version) or not output):
-            if role not in entry[2]:
-                entry[2].append(role)
-            return
+        if version is None:
+            version = self._read_version(t)
         roles = [role]
         try:
             # A pre-hook on the node that made t: cheaper to register than a tensor hook.
             # Its handle is kept, so the hook leaves the node on exit even if the graph lives on.
-            self._handles.append(node.register_prehook(self._node_prehook(roles, t.output_nr)))
+            handle = node.register_prehook(self._node_prehook(roles, t.output_nr))
         except Exception:
             return
-        if len(self._handles) > self._prune_at:  # a long loop: forget handles of freed graphs
-            self._handles = [h for h in self._handles if _hook_alive(h)]
-            self._prune_at = 2 * len(self._handles) + 1024
-        nodes = self._nodes
-        self._nodes[key] = (weakref.ref(t, lambda _, key=key: nodes.pop(key, None)), version, roles)
+        handles = self._handles
+        handles.append(handle)
+        if len(handles) > self._prune_at:  # a long loop: forget handles of freed graphs
+            self._handles = handles = [h for h in handles if _hook_alive(h)]
+            self._prune_at = 2 * len(handles) + 1024
+        if len(nodes) >= self._nodes_prune_at:  # and the notes on tensors already freed
+            self._nodes = nodes = {k: e for k, e in nodes.items() if e[0]() is not None}
+            self._nodes_prune_at = max(32, 2 * len(nodes))
+        nodes[key] = (weakref.ref(t), version, roles)
 
     def _leaf_role(self, t: torch.Tensor, role: tuple[str, str, str]) -> None:
         """Leaves live across steps: one hook per watcher, removed on exit, roles not repeated."""
@@ -210,28 +289,30 @@ class watch_nonfinite:
             pass
 
     def _node_prehook(self, roles: list[tuple[str, str, str]], index: int):
+        watcher = self
+
         def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
-            if index >= len(grad_outputs) or not self._active:
-                return
-            grad = grad_outputs[index]
-            if grad is not None and not is_finite(grad):
-                raise self._backward_error(roles, grad)
+            if watcher._active and index < len(grad_outputs):
+                grad = grad_outputs[index]
+                if grad is not None and not finite(grad):
+                    raise watcher._backward_error(roles, grad)
 
         return prehook
 
     def _grad_hook(self, roles: list[tuple[str, str, str]]):
+        watcher = self
+
         def hook(grad: torch.Tensor) -> None:
-            if not self._active or grad is None:
-                return
-            if is_finite(grad):
-                return
-            raise self._backward_error(roles, grad)
+            if watcher._active and grad is not None and not finite(grad):
+                raise watcher._backward_error(roles, grad)
 
         return hook
 
     def _param_hook(self, label: str, pname: str):
+        watcher = self
+
         def hook(grad: torch.Tensor) -> None:
-            if not self._active or grad is None or is_finite(grad):
+            if not watcher._active or grad is None or finite(grad):
                 return
             s = summary(grad)
             raise NonFiniteError(

@@ -5,14 +5,13 @@ Taught in the Numerics chapter (``book/numerics.ipynb``).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable
 
 import torch
 
-from .._torch_compat import UnwrappedDispatchMode, current_autograd_node
+from .._torch_compat import UnwrappedDispatchMode, current_autograd_node, op_caller
 from ..summary import summary
-from .error import NonFiniteError, is_finite, tensors
+from .error import NonFiniteError, finite, is_finite, tensors
 
 __all__ = ["watch_nonfinite_ops"]
 
@@ -35,9 +34,6 @@ _NO_NEW_VALUES = frozenset(
 # Namespaces of ops that compute no values (the profiler's record_function markers).
 _NO_VALUES = frozenset({"profiler"})
 _Tensor = torch.Tensor
-_strided = torch.strided
-_isfinite = math.isfinite
-_UNPLANNED = ""
 
 
 class watch_nonfinite_ops(UnwrappedDispatchMode):
@@ -88,11 +84,11 @@ class watch_nonfinite_ops(UnwrappedDispatchMode):
                     f"allow must contain op names (strings) such as 'masked_fill', got {a!r}."
                 )
         self.allow = frozenset(a.removeprefix("aten.") for a in names)
-        # id(op) -> its name to report, or None: not checked (decided once per op;
-        # ops live as long as torch, and an id is cheaper to hash than the op)
-        self._plan: dict[int, str | None] = {}
+        # id(op) -> (how to call it, its name to report or None: not checked), decided
+        # once per op (ops live as long as torch, and an id is cheaper to hash than the op)
+        self._plan: dict[int, tuple[Any, str | None]] = {}
 
-    def _plan_for(self, func: Any) -> str | None:
+    def _plan_for(self, func: Any) -> tuple[Any, str | None]:
         name = str(func)
         packet = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else name
         skip = (
@@ -103,32 +99,27 @@ class watch_nonfinite_ops(UnwrappedDispatchMode):
             or getattr(func, "is_view", False)  # an alias of its input: no new values
             or getattr(func, "namespace", "") in _NO_VALUES
         )
-        self._plan[id(func)] = None if skip else name
-        return None if skip else name
+        plan = self._plan[id(func)] = (op_caller(func), None if skip else name)
+        return plan
 
     def __torch_dispatch__(
         self, func: Any, types: Any, args: Any = (), kwargs: Any = None
     ) -> Any:
-        out = func(*args, **kwargs) if kwargs else func(*args)
-        name = self._plan.get(id(func), _UNPLANNED)
-        if name is _UNPLANNED:
-            name = self._plan_for(func)
+        # Runs for every op in the block, forward and backward: each line costs.
+        plan = self._plan.get(id(func))
+        if plan is None:
+            plan = self._plan_for(func)
+        call, name = plan
+        out = call(*args, **kwargs) if kwargs else call(*args)
         if name is None:
             return out
-        if out.__class__ is _Tensor:  # the common case, inlined: is_finite without detach
-            try:
-                if (
-                    out.is_floating_point()
-                    and out.layout is _strided
-                    and not out.is_meta
-                    and _isfinite(float(out.sum()))
-                ):
+        if isinstance(out, _Tensor):  # the common case, inlined
+            if out.is_floating_point():
+                if finite(out):
                     return out
-            except Exception:
-                pass
-            if not is_finite(out):
-                raise self._error(name, out, args, kwargs or {})
-            return out
+            elif not out.is_complex() or is_finite(out):
+                return out
+            raise self._error(name, out, args, kwargs or {})
         for t in tensors(out):
             if not is_finite(t):
                 raise self._error(name, t, args, kwargs or {})
