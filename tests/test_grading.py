@@ -268,6 +268,24 @@ def test_submission_checks(tmp_path):
     assert grade.check_submission(good) == ""
 
 
+def test_a_lab_whose_cells_need_longer_gets_them(capsys):
+    """lab-distributed's torchrun jobs may take JOB_TIMEOUT seconds each: grading gives its
+    cells more than that unless the teacher asks otherwise (and is then warned)."""
+    import re
+
+    dist, nan = ROOT / "labs" / "lab-distributed.ipynb", ROOT / "labs" / "lab-nan.ipynb"
+    job = re.search(r"JOB_TIMEOUT = (\d+)", dist.read_text(encoding="utf-8"))
+    assert job, "lab-distributed sets JOB_TIMEOUT, the longest a torchrun job may take"
+    needed = grade.lab_cell_timeout(dist)
+    assert needed is not None and needed > int(job.group(1))
+    assert grade.cell_timeout(dist, None) == needed
+    assert grade.lab_cell_timeout(nan) is None
+    assert grade.cell_timeout(nan, None) == grade.DEFAULT_TIMEOUT
+    assert grade.cell_timeout(dist, 60) == 60
+    assert f"may need {needed} s" in capsys.readouterr().err
+    assert grade.cell_timeout(nan, 60) == 60 and capsys.readouterr().err == ""
+
+
 @needs_bwrap
 @kernel
 def test_a_real_lab_end_to_end(tmp_path):

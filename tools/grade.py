@@ -2,7 +2,7 @@
 
     make grade LAB=lab-nan SUBMISSIONS=dir [JOBS=N] [TIMEOUT=s] [UNSANDBOXED=1]
 
-    python tools/grade.py lab-nan submissions/ [--out grades] [--timeout 120] [--jobs N]
+    python tools/grade.py lab-nan submissions/ [--out grades] [--timeout S] [--jobs N]
                           [--no-sandbox] [--keep]
 
 Every `<student>.ipynb` in the folder is one student's submission (the file's stem is
@@ -231,10 +231,35 @@ def _bar(total: int):
                            "{elapsed}<{remaining}{postfix}")
 
 
-def grade(lab: Path, submissions: Path, out: Path, timeout: int = DEFAULT_TIMEOUT,
+def lab_cell_timeout(lab: Path) -> int | None:
+    """The seconds one cell of ``lab`` may need, where the lab says so in its notebook
+    metadata (``"ice_lab": {"cell_timeout": 330}``): lab-distributed's torchrun jobs may
+    each take up to five minutes on a loaded machine. None where the lab says nothing."""
+    meta = nbformat.read(lab, as_version=4).metadata.get("ice_lab") or {}
+    value = meta.get("cell_timeout") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def cell_timeout(lab: Path, asked: int | None) -> int:
+    """The per-cell timeout to grade with: what the teacher asked for, else the larger of
+    the default and what the lab needs. A timeout asked below the lab's need is kept, with
+    a warning (a slow but right answer may then score 0 as `timeout`)."""
+    needed = lab_cell_timeout(lab)
+    if asked is None:
+        return max(DEFAULT_TIMEOUT, needed or 0)
+    if needed is not None and asked < needed:
+        print(f"Warning: {lab.stem}'s cells may need {needed} s each; with --timeout "
+              f"{asked} a slow but right answer can score 0 (status timeout).",
+              file=sys.stderr, flush=True)
+    return asked
+
+
+def grade(lab: Path, submissions: Path, out: Path, timeout: int | None = None,
           keep: bool = False, jobs: int | None = None,
           sandbox: bool = True) -> list[Row]:
-    """Grade every .ipynb in `submissions`; write the CSV, summary and feedback."""
+    """Grade every .ipynb in `submissions`; write the CSV, summary and feedback.
+    ``timeout``: seconds per cell (None: 120, or more where the lab asks for more)."""
+    timeout = cell_timeout(lab, timeout)
     files = sorted(submissions.glob("*.ipynb"))
     if not files:
         raise SystemExit(f"No .ipynb files in {submissions}.")
@@ -332,14 +357,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="a folder of <student>.ipynb files")
     parser.add_argument("--out", type=Path, default=ROOT / "grades",
                         help="where the CSV goes")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
-                        help="seconds per cell")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help=f"seconds per cell (default: {DEFAULT_TIMEOUT}, or what the "
+                             "lab's metadata asks for, e.g. lab-distributed's 330)")
     parser.add_argument("--jobs", type=int, default=None,
                         help=f"students graded at once (default: the cores, {cores()})")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the sandbox (trusted submissions only)")
     parser.add_argument("--keep", action="store_true", help="keep the course directory")
     args = parser.parse_args(argv)
+    if args.timeout is not None and args.timeout < 1:
+        parser.error(f"--timeout must be 1 second or more, got {args.timeout}")
     if args.jobs is not None and args.jobs < 1:
         parser.error(f"--jobs must be 1 or more, got {args.jobs}")
     if not args.submissions.is_dir():
