@@ -66,6 +66,11 @@ def trace(m, x=X):
         return torch.jit.trace(m, x)
 
 
+# A dynamic batch by position, with a Dim: what the Export chapter writes, and what torch
+# 2.6's ONNX exporter honours (it ignores a string name such as {"x": {0: "batch"}}).
+BATCH = ({0: torch.export.Dim("batch")},)
+
+
 def onnx_file(m, tmp_path, dynamic=True, name="m.onnx"):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnxscript")
@@ -73,7 +78,7 @@ def onnx_file(m, tmp_path, dynamic=True, name="m.onnx"):
     with export_warnings():
         torch.onnx.export(
             m, (X,), path, dynamo=True, verbose=False, external_data=False,
-            input_names=["x"], dynamic_shapes={"x": {0: "batch"}} if dynamic else None,
+            input_names=["x"], dynamic_shapes=BATCH if dynamic else None,
         )
     return path
 
@@ -142,7 +147,9 @@ def test_exported_program_static_batch_fails():
     assert report.runs[0].ok
     assert report.failed_batch_sizes == [1, 8]
     assert all(r.failed_side == "exported" for r in report.runs[1:])
-    assert "Guard failed" in report.runs[1].error_text or "size" in report.runs[1].error_text
+    # "Guard failed: x.size()[0] == 5" or (torch 2.6) "Expected input at ... to be equal to 5"
+    text = report.runs[1].error_text
+    assert "Guard failed" in text or "size" in text or "to be equal to 5" in text
 
 
 # --------------------------------------------------------------------------- ONNX
@@ -157,7 +164,7 @@ def test_onnx_agreement_path_program_and_session(tmp_path):
         assert report.kind == "ONNX (onnxruntime)"
     with export_warnings():
         program = torch.onnx.export(m, (X,), dynamo=True, verbose=False,
-                                    dynamic_shapes={"x": {0: "batch"}})
+                                    dynamic_shapes=BATCH)
     assert check_export(m, X, program).ok
 
 
@@ -243,8 +250,10 @@ def test_export_warnings_records_short_lines_and_prints_nothing(capsys):
                for line in caught.lines())
     assert all("\n" not in line and "/" not in line.split(":", 1)[0] for line in caught.lines())
     with export_warnings() as failed:
-        with pytest.raises(RuntimeError, match="data-dependent"):
+        # torch 2.6 says "Dynamic control flow is not supported"
+        with pytest.raises(RuntimeError, match="data-dependent|Dynamic control flow"):
             torch.export.export(m, (X,))
     out = capsys.readouterr()
     assert out.out == "" and out.err == "", "export noise reached the screen"
-    assert "def forward" in failed.stderr  # the partial graph torch.export prints is kept
+    if torch.__version__ >= (2, 7):  # torch 2.6 prints no partial graph here
+        assert "def forward" in failed.stderr  # the partial graph torch.export prints is kept

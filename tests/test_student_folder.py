@@ -16,6 +16,9 @@ import solutions
 
 import student
 
+pytest.importorskip("nbgrader",
+                    reason="the student editions are nbgrader's: pip install -e '.[teach]'")
+
 LABS = student.labs()
 
 

@@ -59,7 +59,7 @@ def build_venv(version: str) -> Path:
     else:
         _run(pip + [f"torch=={version}"], env=env, check=True)
         _run(pip + ["--no-deps", f"torchvision=={NEWEST_TORCHVISION}"], env=env, check=True)
-    _run(pip + ["-e", f"{ROOT}[test,export]", "pyyaml", f"torch=={version}"], env=env, check=True)
+    _run(pip + ["-e", f"{ROOT}[test,export,teach]", "pyyaml", f"torch=={version}"], env=env, check=True)
     if tuple(int(p) for p in minor.split(".")) < (2, 7):
         # torch 2.6's ONNX exporter fails with onnxscript >= 0.5.4 and onnx-ir >= 0.1.16;
         # the Export chapter's install cell asks for these on that torch (and says why).

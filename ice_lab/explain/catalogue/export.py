@@ -70,7 +70,9 @@ ENTRIES = [
         patterns=[r"Could not guard on data-dependent expression (?P<expr>[^\n]+?)"
                   r"(?: \(unhinted|\.?\s*$)",
                   r"GuardOnDataDependentSymNode",
-                  r"Could not extract specialized integer from data-dependent expression"],
+                  r"Could not extract specialized integer from data-dependent expression",
+                  # torch 2.6's wording for a Python `if` on tensor values
+                  r"Dynamic control flow is not supported at the moment"],
         keywords=[r"data-dependent expression"],
         summary="torch.export met a Python decision on tensor values ({expr}) and cannot "
                 "record it in a graph",
