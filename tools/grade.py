@@ -98,6 +98,9 @@ class Course:
         source = self.template / "source" / self.name
         source.mkdir(parents=True)
         shutil.copyfile(lab, source / lab.name)
+        for rel in lab_data(lab.parent):
+            (source / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(lab.parent / rel, source / rel)
         api = grade_worker.api_for(self.template)
         done = api.generate_assignment(self.name, force=True)
         if not done.get("success"):
@@ -180,6 +183,13 @@ class Course:
                       f"{outcome.message}"
         row = Row(student, "TOTAL", 0, self.max_points, "error", why[:400], seconds)
         return [row], None
+
+
+def lab_data(lab_dir: Path) -> list[Path]:
+    """The files next to a lab that it may read (see tools/student.py)."""
+    import student
+
+    return student.lab_data(lab_dir)
 
 
 def check_submission(path: Path) -> str:

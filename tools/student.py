@@ -13,14 +13,16 @@ A student edition is the lab with, through nbgrader (the same preprocessors as
 - the outputs of exercise and check cells cleared; every other cell exactly as in the lab
   (its outputs included: the Provoke and Observe steps show what the learner will see).
 
-A lab reads no file it does not write itself (lab-distributed's torchrun scripts come
-from its %%writefile cells), so an edition is its notebook alone.
+The lab's data (every file in labs/ that is not a notebook, e.g. labs/scripts/) is copied
+next to the editions, so that a clone runs them from student/ as from labs/.
 Deterministic: no timestamps, cell ids kept from the lab.
 """
 
 from __future__ import annotations
 
 import argparse
+import filecmp
+import shutil
 import sys
 from pathlib import Path
 
@@ -32,11 +34,24 @@ import solutions
 
 ROOT = booktools.ROOT
 STUDENT_DIR = ROOT / "student"
+LABS_DIR = ROOT / "labs"
 
 
 def labs() -> list[Path]:
     """Every lab notebook, as a path relative to the repository root."""
     return [p for p in booktools.notebooks() if p.parts[0] == "labs" and not p.name.startswith(".")]
+
+
+def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
+    """Every file under labs/ a lab may read (not a notebook, not hidden, not a cache)."""
+    skip = {".ipynb_checkpoints", "__pycache__"}
+    return sorted(
+        p.relative_to(labs_dir)
+        for p in labs_dir.rglob("*")
+        if p.is_file()
+        and p.suffix != ".ipynb"
+        and not any(part.startswith(".") or part in skip for part in p.relative_to(labs_dir).parts)
+    )
 
 
 def _clear_outputs(cell: nbformat.NotebookNode) -> None:
@@ -106,7 +121,7 @@ def edition_text(lab: Path) -> str:
 
 
 def write_all(out_dir: Path = STUDENT_DIR) -> list[Path]:
-    """Write every student edition into out_dir; remove stale ones."""
+    """Write every student edition and the labs' data into out_dir; remove stale ones."""
     out_dir.mkdir(exist_ok=True)
     written = []
     wanted = set()
@@ -116,6 +131,13 @@ def write_all(out_dir: Path = STUDENT_DIR) -> list[Path]:
         wanted.add(target)
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
+            written.append(target)
+    for rel in lab_data():
+        target = out_dir / rel
+        wanted.add(target)
+        if not target.exists() or not filecmp.cmp(LABS_DIR / rel, target, shallow=False):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(LABS_DIR / rel, target)
             written.append(target)
     for old in sorted(out_dir.rglob("*")):
         if old.is_file() and old not in wanted and old.name != "README.md":
@@ -133,6 +155,10 @@ def stale(out_dir: Path = STUDENT_DIR) -> list[str]:
             problems.append(f"{target.relative_to(ROOT)} is missing")
         elif target.read_text(encoding="utf-8") != edition_text(lab):
             problems.append(f"{target.relative_to(ROOT)} differs from the student edition of {lab}")
+    for rel in lab_data():
+        target = out_dir / rel
+        if not target.exists() or not filecmp.cmp(LABS_DIR / rel, target, shallow=False):
+            problems.append(f"{target.relative_to(ROOT)} differs from labs/{rel}")
     names = {p.name for p in labs()}
     for extra in sorted(out_dir.glob("*.ipynb")):
         if extra.name not in names:
