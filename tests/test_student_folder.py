@@ -113,3 +113,16 @@ def test_lab_header_on_a_copy():
     assert not booktools.sync_lab_header(nb, "labs/lab-nan.ipynb")
     edition = student.student_edition(nb)
     assert "Open the exercise in Colab" not in "".join(c.source for c in edition.cells)
+
+
+def test_lab_data_is_what_a_lab_reads_not_what_it_writes(tmp_path):
+    """A file beside the labs is data (copied next to the editions and into grading); a
+    file a lab writes itself with %%writefile (labs/scripts/ after a run) is not."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("%%writefile scripts/job.py\nprint('hi')")]
+    nbformat.write(nb, tmp_path / "lab-x.ipynb")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "job.py").write_text("print('hi')\n")  # left by a run
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "words.txt").write_text("ice\n")  # read by the lab
+    assert student.lab_data(tmp_path) == [Path("data/words.txt")]

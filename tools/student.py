@@ -43,15 +43,30 @@ def labs() -> list[Path]:
 
 
 def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
-    """Every file under labs/ a lab may read (not a notebook, not hidden, not a cache)."""
+    """Every file under labs/ a lab may read: not a notebook, not hidden, not a cache, and
+    not a file a lab writes itself (a ``%%writefile`` cell's, such as labs/scripts/: what
+    running the lab leaves behind is no data)."""
     skip = {".ipynb_checkpoints", "__pycache__"}
+    written = _written_by_labs(labs_dir)
     return sorted(
-        p.relative_to(labs_dir)
+        rel
         for p in labs_dir.rglob("*")
         if p.is_file()
         and p.suffix != ".ipynb"
         and not any(part.startswith(".") or part in skip for part in p.relative_to(labs_dir).parts)
+        and (rel := p.relative_to(labs_dir)) not in written
     )
+
+
+def _written_by_labs(labs_dir: Path) -> set[Path]:
+    """The files the notebooks in ``labs_dir`` write with ``%%writefile [-a] path``."""
+    written = set()
+    for lab in labs_dir.glob("*.ipynb"):
+        for cell in booktools.read(lab).cells:
+            first = cell.source.split("\n", 1)[0].split() if cell.cell_type == "code" else []
+            if first[:1] == ["%%writefile"] and len(first) > 1:
+                written.add(Path(first[-1]))
+    return written
 
 
 def _clear_outputs(cell: nbformat.NotebookNode) -> None:
