@@ -67,3 +67,12 @@ def test_setup_cell_uses_the_configured_repository():
     assert booktools.sync_setup_cell(nb) is True
     assert nb.cells[0].source == booktools.setup_cell_source()
     assert booktools.sync_setup_cell(nb) is False
+
+
+def test_the_makefile_exports_the_one_execution_environment():
+    """`make` cannot import booktools: its exports must be EXECUTION_ENV, no more, no less."""
+    import re
+
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    exported = dict(re.findall(r"^export (\w+) := (\S+)$", makefile, flags=re.M))
+    assert exported == booktools.EXECUTION_ENV

@@ -59,6 +59,7 @@ import nbformat
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
+import booktools
 import grade_sandbox
 import grade_summary
 import grade_worker
@@ -137,8 +138,7 @@ class Course:
             "display_name": "Python 3 (grading sandbox)",
             "language": "python",
             "interrupt_mode": "message",  # a signal to bwrap would not reach the kernel
-            "env": {"TQDM_DISABLE": "1", "PYTHONHASHSEED": "0",
-                    "OMP_NUM_THREADS": str(self.threads)},
+            "env": {**booktools.EXECUTION_ENV, "OMP_NUM_THREADS": str(self.threads)},
         }))
         job = home / "job.json"
         job.write_text(json.dumps({

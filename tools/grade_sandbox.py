@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import booktools
+
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 INSTALL = ("bwrap (bubblewrap) is needed to grade safely: `apt-get install bubblewrap` "
@@ -105,8 +107,7 @@ def bwrap_prefix(secrets: list[Path], rw: list[Path] = (),
         cmd += args
     env = {"HOME": "/tmp/home", "MPLCONFIGDIR": "/tmp/home", "TMPDIR": "/tmp",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-           "LANG": "C.UTF-8", "TQDM_DISABLE": "1", "PYTHONHASHSEED": "0",
-           "PYDEVD_DISABLE_FILE_VALIDATION": "1", "OMP_NUM_THREADS": str(threads),
+           "LANG": "C.UTF-8", **booktools.EXECUTION_ENV, "OMP_NUM_THREADS": str(threads),
            "MKL_NUM_THREADS": str(threads)}
     for key, value in env.items():
         cmd += ["--setenv", key, value]
