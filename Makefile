@@ -143,8 +143,9 @@ lab: $(STAMP)
 
 # Teachers (book/teachers.md): the student edition of every lab into student/ (committed),
 # and grading a folder of submissions: make grade LAB=lab-nan SUBMISSIONS=dir, JOBS=N at
-# once (default: the cores), TIMEOUT=seconds per cell (default 120, or what the lab asks for), in the bubblewrap
-# sandbox; UNSANDBOXED=1 grades without it (trusted submissions only). Progress bar on.
+# once (default: the cores), TIMEOUT=seconds per cell (default 120, or what the lab asks
+# for), in the bubblewrap sandbox; UNSANDBOXED=1 grades without it (trusted submissions
+# only). Progress bar on.
 student: $(STAMP)
 	$(PY) tools/student.py
 
