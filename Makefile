@@ -13,12 +13,14 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanitize.cfg \
 	--nbval-cell-timeout 600
 JB_STRICT := -W --keep-going
-# Two cores: the kernel stages run two kernels at a time (pytest-xdist), each whole test
-# file or notebook in one worker (nbval's cells share a kernel; a module's fixtures are
-# built once), the longest first by the seconds each took last time
-# (tests/schedule_plugin.py, tests/durations.json), each kernel on one thread, so two
-# kernels do not fight over the cores.
-XDIST := -n 2 --dist loadfile --no-loadscope-reorder -p schedule_plugin
+# The kernel stages run a kernel per core (pytest-xdist; TEST_JOBS, at most 8 by default, so
+# that the kernels' memory stays within a laptop's), each whole test file or notebook in
+# one worker (nbval's cells share a kernel; a module's fixtures are built once; the lab
+# answer probe goes a lab per worker), the longest first by the seconds each took last
+# time (tests/schedule_plugin.py, tests/durations.json), each kernel on one thread, so
+# that the kernels do not fight over the cores.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 8 ? 8 : n < 2 ? 2 : n )))
+XDIST := -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -p schedule_plugin
 ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Every pytest stage of `make test` ends with its slowest tests.
 DURATIONS := --durations=12 --durations-min=3
@@ -77,7 +79,8 @@ book-strict: $(STAMP) $(PYODIDE)
 $(PYODIDE): tools/pyodide/package.json tools/pyodide/package-lock.json
 	npm ci --prefix tools/pyodide --no-audit --no-fund
 
-# Stage 1: the strict book build. Stage 2: unit tests (no kernels, no child processes).
+# Stage 1: the strict book build. Stage 2: unit tests (no kernels, no child processes);
+# the two run side by side, one core each (neither reads what the other writes).
 # Stage 3: the tests that start kernels and processes, and strict nbval over every
 # notebook, this machine's CPU kernels. Stage 4: strict nbval over every notebook again,
 # each a bare copy alone in a temporary folder, under the portable kernel settings.
@@ -86,10 +89,13 @@ $(PYODIDE): tools/pyodide/package.json tools/pyodide/package-lock.json
 # Then the time of each stage (every pytest stage also prints its slowest tests).
 test: $(STAMP)
 	@mkdir -p _build && rm -f $(STAGES)
-	@echo "== make test, stage 1 of 5: strict book build"
-	@$(call STAGE,1 strict book build,$(MAKE) --no-print-directory book-strict)
-	@echo "== make test, stage 2 of 5: unit tests (no kernels, no child processes)"
-	@$(call STAGE,2 unit tests,env $(STATUS) $(PY) -m pytest tests -m "not kernel" -q $(DURATIONS))
+	@echo "== make test, stages 1 and 2 of 5, side by side (one core each): the strict book"
+	@echo "   build, and the unit tests (no kernels, no child processes); the build's log follows"
+	@( $(call STAGE,1 strict book build,$(MAKE) --no-print-directory book-strict \
+		> _build/test-stage-1.log 2>&1) ) & \
+	$(call STAGE,2 unit tests,env $(STATUS) $(PY) -m pytest tests -m "not kernel" -q $(DURATIONS)); \
+	wait; echo "== make test, stage 1 of 5: strict book build (its log)"; \
+	cat _build/test-stage-1.log
 	@echo "== make test, stage 3 of 5: kernel tests and strict nbval, this machine's CPU"
 	@echo "   kernels, two at a time, one thread each"
 	@$(call STAGE,3 kernel tests and nbval,env $(ONE_THREAD) $(STATUS) ICE_STATUS_PASS=1 \
@@ -99,7 +105,7 @@ test: $(STAMP)
 	@$(call STAGE,4 bare copies under portable kernels,$(call BARE_PASS,,$(DURATIONS)))
 	@echo "== make test, stage 5 of 5: reference/status.json describes every notebook as it is"
 	@$(call STAGE,5 status data current,$(PY) tools/status.py --check)
-	@echo "== make test: time per stage"; cat $(STAGES)
+	@echo "== make test: time per stage"; sort $(STAGES)
 	@! grep -q FAILED $(STAGES) || (echo "== make test FAILED"; exit 1)
 
 test-portable: $(STAMP)

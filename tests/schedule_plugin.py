@@ -1,12 +1,14 @@
-"""pytest plugin: the longest work first, two kernels at a time (`make test`'s stages 3 and 4).
+"""pytest plugin: the longest work first, a kernel per core (`make test`'s stages 3 and 4).
 
-Under ``pytest -n 2 --dist loadfile --no-loadscope-reorder -p schedule_plugin``, xdist
-hands each worker whole files: a notebook's cells (nbval) or a test file's tests stay
-together, in order, in one kernel. This plugin decides the order in which the files are
-handed out: longest first, by the seconds each took in the last run
-(``tests/durations.json``), so that the two workers finish together instead of one
-waiting on the other's last long notebook. At the end of a run, the controller writes
-back what each file took this time.
+Under ``pytest -n N --dist loadfile --no-loadscope-reorder -p schedule_plugin``, xdist
+hands each worker whole units of work: a notebook's cells (nbval) or a test file's tests
+stay together, in order, in one kernel. A file named in ``PER_PARAMETER`` is cut into one
+unit per parameter instead (``tests/test_lab_answers.py``: one unit per lab, whose three
+tests share that lab's probe), so that its labs go to different workers. This plugin
+decides the order in which the units are handed out: longest first, by the seconds each
+took in the last run (``tests/durations.json``), so that the workers finish together
+instead of one waiting on another's last long notebook. At the end of a run, the
+controller writes back what each unit took this time.
 
 The durations only order the work: a wrong or missing figure costs time, never a result.
 """
@@ -19,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from xdist.scheduler import LoadFileScheduling
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = ROOT / "tests" / "durations.json"
@@ -26,11 +29,35 @@ DURATIONS = ROOT / "tests" / "durations.json"
 UNKNOWN = {"notebook": 60.0, "test": 5.0}
 
 
+#: Test files whose tests are handed out one parameter at a time (a parameter's tests
+#: stay together, in one worker), not as one unit: the lab answer probe, a lab per unit.
+PER_PARAMETER = {"tests/test_lab_answers.py"}
+
+
 def file_key(nodeid: str) -> str:
-    """The file a node id belongs to, named from the repository: a bare copy
-    (tests/bare_folders.py, ``book-x/book/x.ipynb``) is ``book/x.ipynb``."""
-    file = nodeid.split("::", 1)[0]
-    return "/".join(Path(file).parts[-2:]) if file.endswith(".ipynb") else file
+    """The unit of work a node id belongs to, named from the repository: its file, where a
+    bare copy (tests/bare_folders.py, ``book-x/book/x.ipynb``) is ``book/x.ipynb``; in a
+    file of ``PER_PARAMETER``, the file and the test's parameter,
+    ``tests/test_lab_answers.py[labs/lab-nan.ipynb]``."""
+    file, _, rest = nodeid.partition("::")
+    if file.endswith(".ipynb"):
+        return "/".join(Path(file).parts[-2:])
+    if file in PER_PARAMETER and rest.endswith("]") and "[" in rest:
+        return f"{file}[{rest.split('[', 1)[1]}"
+    return file
+
+
+class UnitScheduling(LoadFileScheduling):
+    """xdist's ``--dist loadfile``, with the units of ``file_key``."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return file_key(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadFileScheduling | None:
+    if config.getvalue("dist") == "loadfile":
+        return UnitScheduling(config, log)
+    return None
 
 
 def load(path: Path = DURATIONS) -> dict[str, float]:
@@ -57,16 +84,16 @@ def _distributed(config: pytest.Config) -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not _distributed(config):
         return
-    files: dict[str, list[pytest.Item]] = defaultdict(list)
+    units: dict[str, list[pytest.Item]] = defaultdict(list)
     for item in items:
-        files[file_key(item.nodeid)].append(item)
+        units[file_key(item.nodeid)].append(item)
     known = load()
-    order = sorted(files, key=lambda key: -cost(key, known))  # stable: ties keep order
-    items[:] = [item for key in order for item in files[key]]
+    order = sorted(units, key=lambda key: -cost(key, known))  # stable: ties keep order
+    items[:] = [item for key in order for item in units[key]]
 
 
 class DurationRecorder:
-    """Sums the seconds of each file's reports (controller side) and merges them into
+    """Sums the seconds of each unit's reports (controller side) and merges them into
     tests/durations.json when the run ends."""
 
     def __init__(self) -> None:

@@ -23,8 +23,8 @@ must not fail. So each lab is executed once here, answers and stubs included, fr
 already at each exercise.
 
 The three tests of a lab share its probe, computed once (``functools.cache``); under
-``pytest -n 2 --dist loadfile`` this file runs in one worker while the other runs the
-rest of the suite.
+``make test``'s xdist stage they go to one worker together, and each lab to whichever
+worker is free (``tests/schedule_plugin.py``).
 """
 
 from __future__ import annotations
