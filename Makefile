@@ -15,10 +15,10 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanit
 JB_STRICT := -W --keep-going
 # The kernel stages run a kernel per core (pytest-xdist; TEST_JOBS, at most 8 by default, so
 # that the kernels' memory stays within a laptop's), each whole test file or notebook in
-# one worker (nbval's cells share a kernel; a module's fixtures are built once; the lab
-# answer probe goes a lab per worker), the longest first by the seconds each took last
-# time (tests/schedule_plugin.py, tests/durations.json), each kernel on one thread, so
-# that the kernels do not fight over the cores.
+# one worker (nbval's cells share a kernel; a module's fixtures are built once; from three
+# workers on, the lab answer probe goes a lab per worker), the longest first by the
+# seconds each took last time (tests/schedule_plugin.py, tests/durations.json), each
+# kernel on one thread, so that the kernels do not fight over the cores.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 8 ? 8 : n < 2 ? 2 : n )))
 XDIST := -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -p schedule_plugin
 ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1

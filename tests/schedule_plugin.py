@@ -2,9 +2,12 @@
 
 Under ``pytest -n N --dist loadfile --no-loadscope-reorder -p schedule_plugin``, xdist
 hands each worker whole units of work: a notebook's cells (nbval) or a test file's tests
-stay together, in order, in one kernel. A file named in ``PER_PARAMETER`` is cut into one
-unit per parameter instead (``tests/test_lab_answers.py``: one unit per lab, whose three
-tests share that lab's probe), so that its labs go to different workers. This plugin
+stay together, in order, in one kernel. With more than two workers, a file named in
+``PER_PARAMETER`` is cut into one unit per parameter instead (``tests/test_lab_answers.py``:
+one unit per lab, whose three tests share that lab's probe), so that its labs go to
+different workers; with two, it stays one unit, since its labs then run one after another
+beside the rest of the suite (cut by lab on two cores, its heaviest labs ran at once
+beside grading's sandboxes: stage 3 took 678 s, against 556 to 653 s uncut). This plugin
 decides the order in which the units are handed out: longest first, by the seconds each
 took in the last run (``tests/durations.json``), so that the workers finish together
 instead of one waiting on another's last long notebook. At the end of a run, the
@@ -34,24 +37,36 @@ UNKNOWN = {"notebook": 60.0, "test": 5.0}
 PER_PARAMETER = {"tests/test_lab_answers.py"}
 
 
-def file_key(nodeid: str) -> str:
+#: From how many workers on the files of ``PER_PARAMETER`` are cut by parameter.
+SPLIT_FROM = 3
+
+
+def file_key(nodeid: str, split: bool = True) -> str:
     """The unit of work a node id belongs to, named from the repository: its file, where a
-    bare copy (tests/bare_folders.py, ``book-x/book/x.ipynb``) is ``book/x.ipynb``; in a
-    file of ``PER_PARAMETER``, the file and the test's parameter,
+    bare copy (tests/bare_folders.py, ``book-x/book/x.ipynb``) is ``book/x.ipynb``; when
+    ``split``, in a file of ``PER_PARAMETER``, the file and the test's parameter,
     ``tests/test_lab_answers.py[labs/lab-nan.ipynb]``."""
     file, _, rest = nodeid.partition("::")
     if file.endswith(".ipynb"):
         return "/".join(Path(file).parts[-2:])
-    if file in PER_PARAMETER and rest.endswith("]") and "[" in rest:
+    if split and file in PER_PARAMETER and rest.endswith("]") and "[" in rest:
         return f"{file}[{rest.split('[', 1)[1]}"
     return file
+
+
+def workers(config: pytest.Config) -> int:
+    """How many xdist workers this run has (0 without xdist)."""
+    if hasattr(config, "workerinput"):
+        return int(config.workerinput["workercount"])
+    n = config.getvalue("numprocesses")
+    return n if isinstance(n, int) else 0
 
 
 class UnitScheduling(LoadFileScheduling):
     """xdist's ``--dist loadfile``, with the units of ``file_key``."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return file_key(nodeid)
+        return file_key(nodeid, split=self.numnodes >= SPLIT_FROM)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadFileScheduling | None:
@@ -85,8 +100,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not _distributed(config):
         return
     units: dict[str, list[pytest.Item]] = defaultdict(list)
+    split = workers(config) >= SPLIT_FROM
     for item in items:
-        units[file_key(item.nodeid)].append(item)
+        units[file_key(item.nodeid, split)].append(item)
     known = load()
     order = sorted(units, key=lambda key: -cost(key, known))  # stable: ties keep order
     items[:] = [item for key in order for item in units[key]]
@@ -96,11 +112,12 @@ class DurationRecorder:
     """Sums the seconds of each unit's reports (controller side) and merges them into
     tests/durations.json when the run ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: bool) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
+        self.split = split
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.seconds[file_key(report.nodeid)] += report.duration
+        self.seconds[file_key(report.nodeid, self.split)] += report.duration
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -115,4 +132,5 @@ class DurationRecorder:
 def pytest_configure(config: pytest.Config) -> None:
     # Only the controller of an xdist run writes (workers send it their reports).
     if _distributed(config) and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(DurationRecorder(), "ice-duration-recorder")
+        split = workers(config) >= SPLIT_FROM
+        config.pluginmanager.register(DurationRecorder(split), "ice-duration-recorder")

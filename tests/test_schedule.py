@@ -21,15 +21,27 @@ def test_units(nodeid, unit):
     assert file_key(nodeid) == unit
 
 
+class _Scheduler(UnitScheduling):
+    def __init__(self, numnodes: int) -> None:  # what _split_scope reads, nothing else
+        self.numnodes = numnodes
+
+
 def test_a_labs_three_probe_tests_are_one_unit_and_labs_are_apart():
     tests = ("test_every_visible_check_fails_on_the_shipped_stub",
              "test_wrong_answers_fail_with_their_hint", "test_right_answers_pass_every_check")
-    split = UnitScheduling._split_scope
+    split = _Scheduler(4)._split_scope
     for lab in ("labs/lab-nan.ipynb", "labs/lab-oom.ipynb"):
-        units = {split(None, f"tests/test_lab_answers.py::{t}[{lab}]") for t in tests}
+        units = {split(f"tests/test_lab_answers.py::{t}[{lab}]") for t in tests}
         assert len(units) == 1, units
-    assert split(None, "tests/test_lab_answers.py::t[labs/lab-nan.ipynb]") != split(
-        None, "tests/test_lab_answers.py::t[labs/lab-oom.ipynb]")
+    assert split("tests/test_lab_answers.py::t[labs/lab-nan.ipynb]") != split(
+        "tests/test_lab_answers.py::t[labs/lab-oom.ipynb]")
+
+
+def test_with_two_workers_the_probe_file_is_one_unit():
+    split = _Scheduler(2)._split_scope
+    units = {split(f"tests/test_lab_answers.py::t[labs/lab-{lab}.ipynb]")
+             for lab in ("nan", "oom", "resume")}
+    assert units == {"tests/test_lab_answers.py"}
 
 
 def test_an_unknown_unit_costs_a_guess_not_an_error():
