@@ -97,7 +97,7 @@ test: $(STAMP)
 	wait; echo "== make test, stage 1 of 5: strict book build (its log)"; \
 	cat _build/test-stage-1.log
 	@echo "== make test, stage 3 of 5: kernel tests and strict nbval, this machine's CPU"
-	@echo "   kernels, two at a time, one thread each"
+	@echo "   kernels, $(TEST_JOBS) at a time, one thread each"
 	@$(call STAGE,3 kernel tests and nbval,env $(ONE_THREAD) $(STATUS) ICE_STATUS_PASS=1 \
 		$(PY) -m pytest -p status_plugin tests book labs -m kernel $(NBVAL) $(XDIST) $(DURATIONS))
 	@echo "== make test, stage 4 of 5: strict nbval on bare copies (each notebook alone in"

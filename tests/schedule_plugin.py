@@ -5,9 +5,10 @@ hands each worker whole units of work: a notebook's cells (nbval) or a test file
 stay together, in order, in one kernel. With more than two workers, a file named in
 ``PER_PARAMETER`` is cut into one unit per parameter instead (``tests/test_lab_answers.py``:
 one unit per lab, whose three tests share that lab's probe), so that its labs go to
-different workers; with two, it stays one unit, since its labs then run one after another
-beside the rest of the suite (cut by lab on two cores, its heaviest labs ran at once
-beside grading's sandboxes: stage 3 took 678 s, against 556 to 653 s uncut). This plugin
+different workers; with two, it stays one unit, its labs one after another beside the
+rest of the suite, which is then no longer than the file (the one run cut by lab on two
+cores put its heaviest labs at once beside grading's sandboxes, and its stage 3 took
+678 s, the slowest of seven runs; the six uncut took 556 to 655 s). This plugin
 decides the order in which the units are handed out: longest first, by the seconds each
 took in the last run (``tests/durations.json``), so that the workers finish together
 instead of one waiting on another's last long notebook. At the end of a run, the
