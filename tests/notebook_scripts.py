@@ -7,27 +7,20 @@ from the notebook, never from a second copy.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
 
-
-def writefile_cells(notebook: str | Path) -> dict[str, str]:
-    """``{path as written: source}`` for every ``%%writefile`` cell of ``notebook``."""
-    nb = nbformat.read(str(notebook), as_version=4)
-    found: dict[str, str] = {}
-    for cell in nb.cells:
-        first, _, body = cell.source.partition("\n")
-        if cell.cell_type == "code" and first.startswith("%%writefile "):
-            found[first.split(maxsplit=1)[1].strip()] = body + "\n"
-    return found
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from student import writefile_cells  # noqa: E402  (the one reader of %%writefile cells)
 
 
 def write_scripts(notebook: str | Path, folder: Path) -> list[Path]:
     """Write the notebook's ``%%writefile`` scripts under ``folder``, as the notebook
     would in its own folder; return their paths."""
     written = []
-    for rel, source in writefile_cells(notebook).items():
+    for rel, source in writefile_cells(nbformat.read(str(notebook), as_version=4)).items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(source)

@@ -55,12 +55,14 @@ def file_key(nodeid: str, split: bool = True) -> str:
     return file
 
 
-def workers(config: pytest.Config) -> int:
-    """How many xdist workers this run has (0 without xdist)."""
+def split_by_parameter(config: pytest.Config) -> bool:
+    """Whether this run cuts the files of ``PER_PARAMETER`` by parameter: it has at least
+    ``SPLIT_FROM`` xdist workers."""
     if hasattr(config, "workerinput"):
-        return int(config.workerinput["workercount"])
-    n = config.getvalue("numprocesses")
-    return n if isinstance(n, int) else 0
+        n = int(config.workerinput["workercount"])
+    else:
+        n = config.getvalue("numprocesses")
+    return isinstance(n, int) and n >= SPLIT_FROM
 
 
 class UnitScheduling(LoadFileScheduling):
@@ -101,7 +103,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not _distributed(config):
         return
     units: dict[str, list[pytest.Item]] = defaultdict(list)
-    split = workers(config) >= SPLIT_FROM
+    split = split_by_parameter(config)
     for item in items:
         units[file_key(item.nodeid, split)].append(item)
     known = load()
@@ -133,5 +135,5 @@ class DurationRecorder:
 def pytest_configure(config: pytest.Config) -> None:
     # Only the controller of an xdist run writes (workers send it their reports).
     if _distributed(config) and not hasattr(config, "workerinput"):
-        split = workers(config) >= SPLIT_FROM
-        config.pluginmanager.register(DurationRecorder(split), "ice-duration-recorder")
+        recorder = DurationRecorder(split_by_parameter(config))
+        config.pluginmanager.register(recorder, "ice-duration-recorder")

@@ -126,3 +126,14 @@ def test_lab_data_is_what_a_lab_reads_not_what_it_writes(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "words.txt").write_text("ice\n")  # read by the lab
     assert student.lab_data(tmp_path) == [Path("data/words.txt")]
+
+
+def test_writefile_cells_reads_what_a_notebook_writes():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%%writefile scripts/job.py\nprint('a')"),
+        nbformat.v4.new_code_cell("%%writefile -a scripts/job.py\nprint('b')"),
+        nbformat.v4.new_markdown_cell("%%writefile not/code.py\nx"),
+        nbformat.v4.new_code_cell("print('%%writefile inside a cell is no magic')"),
+    ]
+    assert student.writefile_cells(nb) == {"scripts/job.py": "print('a')\nprint('b')\n"}

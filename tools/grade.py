@@ -63,6 +63,7 @@ import booktools
 import grade_sandbox
 import grade_summary
 import grade_worker
+import student
 
 DEFAULT_TIMEOUT = 120
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -99,7 +100,7 @@ class Course:
         source = self.template / "source" / self.name
         source.mkdir(parents=True)
         shutil.copyfile(lab, source / lab.name)
-        for rel in lab_data(lab.parent):
+        for rel in student.lab_data(lab.parent):  # what the lab reads beside it
             (source / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(lab.parent / rel, source / rel)
         api = grade_worker.api_for(self.template)
@@ -183,13 +184,6 @@ class Course:
                       f"{outcome.message}"
         row = Row(student, "TOTAL", 0, self.max_points, "error", why[:400], seconds)
         return [row], None
-
-
-def lab_data(lab_dir: Path) -> list[Path]:
-    """The files next to a lab that it may read (see tools/student.py)."""
-    import student
-
-    return student.lab_data(lab_dir)
 
 
 def check_submission(path: Path) -> str:

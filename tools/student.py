@@ -58,15 +58,24 @@ def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
     )
 
 
+def writefile_cells(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """``{path as written: text}`` for the files ``nb`` writes with ``%%writefile [-a] path``
+    cells (the Distributed chapter's and lab's torchrun scripts): what running it leaves
+    beside it. The one reader of such cells; tests/notebook_scripts.py writes them out."""
+    found: dict[str, str] = {}
+    for cell in nb.cells:
+        first, _, body = cell.source.partition("\n")
+        words = first.split() if cell.cell_type == "code" else []
+        if words[:1] == ["%%writefile"] and len(words) > 1:
+            appended = found.get(words[-1], "") if "-a" in words[1:-1] else ""
+            found[words[-1]] = appended + body + "\n"
+    return found
+
+
 def _written_by_labs(labs_dir: Path) -> set[Path]:
-    """The files the notebooks in ``labs_dir`` write with ``%%writefile [-a] path``."""
-    written = set()
-    for lab in labs_dir.glob("*.ipynb"):
-        for cell in booktools.read(lab).cells:
-            first = cell.source.split("\n", 1)[0].split() if cell.cell_type == "code" else []
-            if first[:1] == ["%%writefile"] and len(first) > 1:
-                written.add(Path(first[-1]))
-    return written
+    """The files the notebooks in ``labs_dir`` write themselves."""
+    return {Path(rel) for lab in labs_dir.glob("*.ipynb")
+            for rel in writefile_cells(booktools.read(lab))}
 
 
 def _clear_outputs(cell: nbformat.NotebookNode) -> None:
