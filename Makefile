@@ -54,6 +54,7 @@ bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) tests/bare_folders.py $$bare $(1)
 endef
 
 .PHONY: venv book book-strict test test-unit test-kernel test-nb test-portable test-compat test-browser \
+	test-colab test-start-methods test-python-support \
 	execute lab doctor clean student grade
 
 venv: $(STAMP)
@@ -135,6 +136,27 @@ execute: $(STAMP)
 COMPAT_TORCH ?= 2.6.0 2.15.0
 test-compat:
 	$(PYTHON) tools/compat.py $(COMPAT_TORCH)
+
+# Colab's runtimes (reference/colab/*.txt, Colab's published package lists): installing
+# ice_lab as the setup cell does must change no package Colab ships; then every chapter,
+# lab and solved student edition runs in a venv with that runtime's versions (IPython 7,
+# ipywidgets 7, its torch; Python 3.11 here), under .venv-colab/. Writes reference/colab.json.
+# Slow (a torch install per runtime): not part of `make test` or CI. RUNTIME=2025.07-gpu
+# for one.
+RUNTIME ?=
+test-colab: $(STAMP)
+	$(PY) tools/colab.py $(RUNTIME)
+
+# The notebooks that start DataLoader workers or child processes, executed with workers
+# started by spawn only (as on Windows; macOS's default too) and by forkserver (Python
+# 3.14's default on Linux). Writes reference/start-methods.json. Not part of `make test`.
+test-start-methods: $(STAMP)
+	$(PY) tools/start_methods.py
+
+# Every learner package resolved from wheels for Python 3.11-3.14 on Linux, macOS and
+# Windows (uv; the package index is needed). Writes reference/python-support.json.
+test-python-support: $(STAMP)
+	$(PY) tools/python_support.py
 
 # The book in a browser: every page of _toc.yml in Debian's Chromium (apt-get install
 # chromium) at 1280x900 and 390x844, and one lab run in JupyterLab. Builds or updates

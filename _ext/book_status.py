@@ -87,13 +87,14 @@ def _data(env: Any) -> dict[str, Any]:
             "status": status.load(),
             "gpu": status.gpu_verification(),
             "compat": status.compat(),
+            **{name: status.record(name) for name in status.RECORDS},
         }
         app._ice_status = cached
     return cached
 
 
 def _note_data_dependencies(env: Any) -> None:
-    for path in (status.STATUS_FILE, status.COMPAT_FILE):
+    for path in (status.STATUS_FILE, status.COMPAT_FILE, *status.RECORDS.values()):
         env.note_dependency(str(path))
     for log in (ROOT / "reference").glob(status.GPU_LOG_GLOB):
         env.note_dependency(str(log))
@@ -319,7 +320,8 @@ class BookStatus(_MarkdownDirective):
 def status_markdown(data: dict[str, Any]) -> str:
     """The status page's body, as MyST Markdown, from the data of ``_data``."""
     lines = _summary(data) + _notebooks(data) + _versions(data)
-    return "\n".join(lines + _compat(data) + _gpu(data))
+    return "\n".join(lines + _compat(data) + _colab(data) + _start_methods(data)
+                     + _python_support(data) + _gpu(data))
 
 
 def _summary(data: dict[str, Any]) -> list[str]:
@@ -435,6 +437,82 @@ def _compat(data: dict[str, Any]) -> list[str]:
         )
         for failure in row.get("failed", []):
             lines.append(f"| | | failed: {failure} |")
+    return lines + [""]
+
+
+def _colab(data: dict[str, Any]) -> list[str]:
+    lines = ["## Colab's runtimes (`make test-colab`)", ""]
+    found = data.get("colab")
+    if not found:
+        return lines + ["Not run: no result of `make test-colab` is committed.", ""]
+    lines += [
+        f"Last run {found['date']}: `ice_lab` installed into each runtime's package list "
+        "as the setup cell does it, then every chapter, lab and solved student edition "
+        "executed alone in an empty folder, in a venv holding that runtime's versions "
+        "(Python 3.11 here; outputs not compared).",
+        "",
+        "| Colab runtime | Its Python | torch, IPython, ipywidgets | Preinstalled packages "
+        "changed | Notebooks that ran |",
+        "|---|---|---|---|---|",
+    ]
+    for row in found["runtimes"]:
+        versions = row.get("versions", {})
+        changed = [row.get("setup_cell_changes"), row.get("export_cells_changed")]
+        changed = [c for c in changed if c and c != "none"]
+        lines.append(
+            f"| {row['runtime']} | {row.get('colab_python', '?')} | "
+            f"{versions.get('torch')}, {versions.get('ipython')}, "
+            f"{versions.get('ipywidgets')} | {'; '.join(map(str, changed)) or 'none'} | "
+            f"{row.get('notebooks', '?').removeprefix('notebooks: ')} |"
+        )
+        for failure in row.get("failed", []):
+            lines.append(f"| | | | | failed: {failure} |")
+    return lines + [""]
+
+
+def _start_methods(data: dict[str, Any]) -> list[str]:
+    lines = ["## Start methods: macOS, Windows, Python 3.14 (`make test-start-methods`)", ""]
+    found = data.get("start_methods")
+    if not found:
+        return lines + ["Not run: no result of `make test-start-methods` is committed.", ""]
+    lines += [
+        f"Last run {found['date']} (Python {found['python']}, torch {found['torch']}): the "
+        f"{len(found['notebooks'])} notebooks that start workers or child processes, and "
+        "the solved student editions of those labs, executed with DataLoader workers and "
+        "child processes started by `spawn` only (as on Windows; macOS starts them by "
+        "`spawn` too) and by `forkserver` (Linux from Python 3.14).",
+        "",
+        "| Start method | Notebooks that ran |",
+        "|---|---|",
+    ]
+    for row in found["passes"]:
+        lines.append(f"| {row['method']} | {row['notebooks']} |")
+        for failure in row.get("failures", []):
+            lines.append(f"| | failed: {failure} |")
+    return lines + [""]
+
+
+def _python_support(data: dict[str, Any]) -> list[str]:
+    lines = ["## Other Pythons and systems (`make test-python-support`)", ""]
+    found = data.get("python_support")
+    if not found:
+        return lines + ["Not run: no result of `make test-python-support` is committed.",
+                        ""]
+    lines += [
+        f"Last run {found['date']}: every package a learner installs, resolved from "
+        "binary wheels only for each Python and system (nothing executed there; the "
+        f"notebooks were executed on Python {found['executed_here']} only).",
+        "",
+        "| Python | System | Resolves | torch | numpy | onnxruntime |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in found["rows"]:
+        v = row.get("versions", {})
+        lines.append(
+            f"| {row['python']} | {row['system']} | "
+            f"{'yes' if row['resolves'] else 'no: ' + ' '.join(row.get('why', []))} | "
+            f"{v.get('torch', '')} | {v.get('numpy', '')} | {v.get('onnxruntime', '')} |"
+        )
     return lines + [""]
 
 

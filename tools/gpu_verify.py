@@ -543,9 +543,11 @@ def notebook_jobs(paths: list[Path], students: bool) -> list[Job]:
     return jobs
 
 
-def run_notebooks(jobs: list[Job], timeout: int, workers: int) -> tuple[int, int]:
+def run_notebooks(jobs: list[Job], timeout: int, workers: int,
+                  failures: list[str] | None = None) -> tuple[int, int]:
     """Execute the notebooks, ``workers`` at a time, each in a bare folder of its own;
-    print PASS or FAIL (with every error cell) per notebook as it finishes."""
+    print PASS or FAIL (with every error cell) per notebook as it finishes, and append
+    each FAIL line to ``failures`` if given."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     passed = failed = 0
@@ -560,7 +562,10 @@ def run_notebooks(jobs: list[Job], timeout: int, workers: int) -> tuple[int, int
                 detail = future.result()
             except Exception as err:  # one notebook never stops the others
                 failed += 1
-                print(f"FAIL  {name}: {type(err).__name__}: {err}", flush=True)
+                line = f"FAIL  {name}: {type(err).__name__}: {err}"
+                print(line, flush=True)
+                if failures is not None:
+                    failures.append(line)
             else:
                 passed += 1
                 print(f"PASS  {name}: {detail}", flush=True)

@@ -9,6 +9,10 @@ Three committed files under reference/, each written by the run it describes:
   each pass. Written by tests/status_plugin.py when ``ICE_STATUS_FILE`` is set.
 - ``compat.json``: the last `make test-compat`, one row per torch version (schema:
   ``COMPAT_SCHEMA`` below). Absent until it has been run and committed.
+- ``colab.json``: the last `make test-colab` (tools/colab.py), one row per Colab runtime;
+  ``start-methods.json``: the last `make test-start-methods` (tools/start_methods.py);
+  ``python-support.json``: the last `make test-python-support` (tools/python_support.py).
+  Each absent until it has been run and committed.
 - ``gpu-verify-YYYY-MM-DD.log``: the output of ``python tools/gpu_verify.py`` on a GPU,
   saved as is:
   ``python tools/gpu_verify.py 2>&1 | tee reference/gpu-verify-$(date +%F).log``.
@@ -41,6 +45,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 STATUS_FILE = ROOT / "reference" / "status.json"
 COMPAT_FILE = ROOT / "reference" / "compat.json"
+#: The other runs' records, by the key the status page reads them under.
+RECORDS = {
+    "colab": ROOT / "reference" / "colab.json",
+    "start_methods": ROOT / "reference" / "start-methods.json",
+    "python_support": ROOT / "reference" / "python-support.json",
+}
 GPU_LOG_GLOB = "gpu-verify-*.log"
 SCHEMA = 1
 
@@ -260,6 +270,18 @@ def compat(path: Path = COMPAT_FILE) -> dict[str, Any] | None:
             raise ValueError(
                 f"{path}: {key!r} must be a {kind.__name__} (see COMPAT_SCHEMA)"
             )
+    return data
+
+
+def record(name: str) -> dict[str, Any] | None:
+    """One of RECORDS (``colab``, ``start_methods``, ``python_support``), read; None if
+    never committed."""
+    path = RECORDS[name]
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("date"), str):
+        raise ValueError(f"{path}: not a record of {name} (no 'date')")
     return data
 
 
