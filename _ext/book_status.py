@@ -457,12 +457,16 @@ def _colab(data: dict[str, Any]) -> list[str]:
     ]
     for row in found["runtimes"]:
         versions = row.get("versions", {})
-        changed = [row.get("setup_cell_changes"), row.get("export_cells_changed")]
-        changed = [c for c in changed if c and c != "none"]
+        changed: list[str] = []
+        for found_changes in (row.get("setup_cell_changes"), row.get("export_cells_changed")):
+            if isinstance(found_changes, list):
+                changed += found_changes
+            elif found_changes and found_changes != "none":
+                changed.append(str(found_changes))
         lines.append(
             f"| {row['runtime']} | {row.get('colab_python', '?')} | "
             f"{versions.get('torch')}, {versions.get('ipython')}, "
-            f"{versions.get('ipywidgets')} | {'; '.join(map(str, changed)) or 'none'} | "
+            f"{versions.get('ipywidgets')} | {'; '.join(changed) or 'none'} | "
             f"{row.get('notebooks', '?').removeprefix('notebooks: ')} |"
         )
         for failure in row.get("failed", []):

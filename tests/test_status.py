@@ -308,3 +308,38 @@ def test_the_stamp_says_when_where_and_whether_on_a_gpu(book_status, tmp_path):
     assert book_status.stamp_text(page, data)[0].endswith(
         "(changed since, not yet tested again)"
     )
+
+
+def test_the_status_page_shows_colab_start_methods_and_pythons(book_status):
+    data = {"status": status.empty(), "gpu": None, "compat": None}
+    page = book_status.status_markdown(data)
+    for target in ("test-colab", "test-start-methods", "test-python-support"):
+        assert f"Not run: no result of `make {target}` is committed." in page
+    data["colab"] = {"date": "2026-12-05", "runtimes": [{
+        "runtime": "2026.08-gpu", "colab_python": "3.13.15",
+        "versions": {"torch": "2.11.0", "ipython": "7.34.0", "ipywidgets": "7.7.1"},
+        "setup_cell_changes": "none", "export_cells_changed": ["protobuf 5.29.6 -> 7.0"],
+        "notebooks": "notebooks: 33 of 34 ran with no error cell",
+        "failed": ["FAIL  notebook labs/lab-x.ipynb: 1 error cell"]}]}
+    data["start_methods"] = {"date": "2026-12-05", "python": "3.11.7", "torch": "2.14.1",
+                             "notebooks": ["labs/lab-datasets.ipynb"],
+                             "passes": [{"method": "spawn-only", "notebooks": "2 of 2"}]}
+    data["python_support"] = {"date": "2026-12-05", "executed_here": "3.11.7", "rows": [
+        {"python": "3.14", "system": "Windows x86_64", "resolves": True,
+         "versions": {"torch": "2.15.0", "numpy": "2.5.5", "onnxruntime": "1.32.0"}},
+        {"python": "3.14", "system": "macOS 14 arm64", "resolves": False,
+         "why": ["no wheel for onnxruntime"]}]}
+    page = book_status.status_markdown(data)
+    assert ("| 2026.08-gpu | 3.13.15 | 2.11.0, 7.34.0, 7.7.1 | protobuf 5.29.6 -> 7.0 "
+            "| 33 of 34 ran with no error cell |") in page
+    assert "failed: FAIL  notebook labs/lab-x.ipynb" in page
+    assert "| spawn-only | 2 of 2 |" in page
+    assert "| 3.14 | Windows x86_64 | yes | 2.15.0 | 5.5 |" not in page
+    assert "| 3.14 | Windows x86_64 | yes | 2.15.0 | 2.5.5 | 1.32.0 |" in page
+    assert "| 3.14 | macOS 14 arm64 | no: no wheel for onnxruntime |" in page
+
+
+def test_the_committed_records_are_read(tmp_path):
+    for name in status.RECORDS:
+        found = status.record(name)
+        assert found is None or isinstance(found["date"], str)

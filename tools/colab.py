@@ -211,8 +211,9 @@ def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
 
 def build_venv(runtime: Path, source: str) -> tuple[Path, list[str]]:
     """A venv with the runtime's versions of BOOK_PACKAGES, then ice_lab from ``source``
-    (a wheel's URL) as the setup cell installs it, dependencies included. Returns its python and the preinstalled packages that
-    installing ice_lab changed (none, when all is well)."""
+    (a wheel's URL) as the setup cell installs it, dependencies included. Returns its
+    python and the preinstalled packages that installing ice_lab changed (none, when all
+    is well)."""
     _, packages = read_runtime(runtime)
     venv = VENVS / runtime.stem
     python = venv / "bin" / "python"

@@ -86,6 +86,24 @@ def chosen() -> list[Path]:
     return [p for p in booktools.notebooks() if starts_processes(p)]
 
 
+PROBE = ("import multiprocessing\n"
+         "print(multiprocessing.get_start_method(), multiprocessing.get_all_start_methods())")
+EXPECTED = {"spawn-only": "spawn ['spawn']", "forkserver": "forkserver"}
+
+
+def probe() -> str:
+    """What a kernel started now says of its start method (the startup file must have
+    taken effect, or the pass would prove nothing)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    with tempfile.TemporaryDirectory() as folder:
+        NotebookClient(nb, timeout=120, kernel_name="python3",
+                       resources={"metadata": {"path": folder}}).execute()
+    return "".join(o.get("text", "") for o in nb.cells[0].outputs).strip()
+
+
 def run_pass(method: str, jobs: int) -> dict:
     """Execute the chosen notebooks (and solved student editions) under ``method``."""
     with tempfile.TemporaryDirectory(prefix="ice-start-method-") as tmp:
@@ -96,6 +114,10 @@ def run_pass(method: str, jobs: int) -> dict:
         os.environ.update(booktools.EXECUTION_ENV, IPYTHONDIR=tmp)
         print(f"== start method {method}", flush=True)
         try:
+            said = probe()
+            print(f"a kernel of this pass says: {said}", flush=True)
+            if not said.startswith(EXPECTED[method]):
+                raise SystemExit(f"the startup file did not take effect: {said!r}")
             failures: list[str] = []
             jobs_ = gpu_verify.notebook_jobs(chosen(), students=True)
             passed, failed = gpu_verify.run_notebooks(jobs_, timeout=900, workers=jobs,
@@ -106,7 +128,7 @@ def run_pass(method: str, jobs: int) -> dict:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
-    return {"method": method, "passed": passed, "failed": failed,
+    return {"method": method, "kernel_says": said, "passed": passed, "failed": failed,
             "notebooks": f"{passed} of {passed + failed} ran with no error cell",
             "failures": failures}
 
