@@ -217,8 +217,10 @@ def build_venv(runtime: Path, source: str) -> tuple[Path, list[str]]:
     _, packages = read_runtime(runtime)
     venv = VENVS / runtime.stem
     python = venv / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # A new venv every run: what an earlier run's notebooks installed (onnx...) is gone,
+    # as on a fresh Colab runtime. pip's cache keeps the second install quick.
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     constraints = venv / "runtime-constraints.txt"
     constraints.write_text("".join(
         f"{name}=={version.split('+')[0]}\n" for name, version in packages.items()

@@ -34,8 +34,9 @@ TORCHVISION = {"2.6": "0.21.0", "2.7": "0.22.1", "2.8": "0.23.0", "2.9": "0.24.1
                "2.10": "0.25.0", "2.11": "0.26.0", "2.12": "0.27.1", "2.13": "0.28.0",
                "2.14": "0.29.1"}
 NEWEST_TORCHVISION = "0.29.2"
-#: What the export notebooks install on torch 2.6 (newer releases break its exporter).
-OLD_TORCH_ONNX = ["onnxscript<=0.5.3", "onnx-ir<=0.1.15"]
+#: What the export notebooks install on torch 2.6 (the releases of its own time; see the
+#: Export chapter's install cell).
+OLD_TORCH_ONNX = ["onnx<=1.17.0", "onnxscript<=0.2.0"]
 
 
 def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
@@ -61,8 +62,8 @@ def build_venv(version: str) -> Path:
         _run(pip + ["--no-deps", f"torchvision=={NEWEST_TORCHVISION}"], env=env, check=True)
     _run(pip + ["-e", f"{ROOT}[test,export,teach]", "pyyaml", f"torch=={version}"], env=env, check=True)
     if tuple(int(p) for p in minor.split(".")) < (2, 7):
-        # torch 2.6's ONNX exporter fails with onnxscript >= 0.5.4 and onnx-ir >= 0.1.16;
-        # the Export chapter's install cell asks for these on that torch (and says why).
+        # torch 2.6 gets the onnx and onnxscript of its own time; the Export chapter's
+        # install cell asks for these on that torch (and says why).
         _run(pip + [*OLD_TORCH_ONNX, f"torch=={version}"], env=env, check=True)
     return python
 
