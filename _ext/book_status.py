@@ -418,44 +418,39 @@ def _versions(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _compat(data: dict[str, Any]) -> list[str]:
-    lines = ["## Other PyTorch versions (`make test-compat`)", ""]
-    found = data["compat"]
+def _run_section(title: str, target: str, found: dict[str, Any] | None,
+                 intro: str, columns: list[str], rows: list[list[str]]) -> list[str]:
+    """The status page's section for one `make` run: its table, or "Not run"."""
+    lines = [f"## {title} (`make {target}`)", ""]
     if not found:
-        return lines + ["Not run: no result of `make test-compat` is committed.", ""]
-    lines += [
+        return lines + [f"Not run: no result of `make {target}` is committed.", ""]
+    table = [columns, ["---"] * len(columns), *rows]
+    return lines + [intro, "", *("| " + " | ".join(row) + " |" for row in table), ""]
+
+
+def _failures(failures: list[str], columns: int) -> list[list[str]]:
+    """A row per failure, under the row it belongs to: the failure in the last column."""
+    return [[""] * (columns - 1) + [f"failed: {failure}"] for failure in failures]
+
+
+def _compat(data: dict[str, Any]) -> list[str]:
+    found = data["compat"]
+    rows: list[list[str]] = []
+    for row in (found or {}).get("versions", []):
+        rows.append([row.get("torch", "?"), row.get("unit_tests", "?"),
+                     row.get("notebooks", "?")])
+        rows += _failures(row.get("failed", []), 3)
+    return _run_section(
+        "Other PyTorch versions", "test-compat", found,
         f"Last run {found['date']}: unit tests and every notebook executed (outputs "
-        "not compared), per version.",
-        "",
-        "| PyTorch | Unit tests | Notebooks that ran |",
-        "|---|---|---|",
-    ]
-    for row in found["versions"]:
-        lines.append(
-            f"| {row.get('torch', '?')} | {row.get('unit_tests', '?')} | "
-            f"{row.get('notebooks', '?')} |"
-        )
-        for failure in row.get("failed", []):
-            lines.append(f"| | | failed: {failure} |")
-    return lines + [""]
+        "not compared), per version." if found else "",
+        ["PyTorch", "Unit tests", "Notebooks that ran"], rows)
 
 
 def _colab(data: dict[str, Any]) -> list[str]:
-    lines = ["## Colab's runtimes (`make test-colab`)", ""]
     found = data.get("colab")
-    if not found:
-        return lines + ["Not run: no result of `make test-colab` is committed.", ""]
-    lines += [
-        f"Last run {found['date']}: `ice_lab` installed into each runtime's package list "
-        "as the setup cell does it, then every chapter, lab and solved student edition "
-        "executed alone in an empty folder, in a venv holding that runtime's versions "
-        "(Python 3.11 here; outputs not compared).",
-        "",
-        "| Colab runtime | Its Python | torch, IPython, ipywidgets | Preinstalled packages "
-        "changed | Notebooks that ran |",
-        "|---|---|---|---|---|",
-    ]
-    for row in found["runtimes"]:
+    rows: list[list[str]] = []
+    for row in (found or {}).get("runtimes", []):
         versions = row.get("versions", {})
         changed: list[str] = []
         for found_changes in (row.get("setup_cell_changes"), row.get("export_cells_changed")):
@@ -463,61 +458,57 @@ def _colab(data: dict[str, Any]) -> list[str]:
                 changed += found_changes
             elif found_changes and found_changes != "none":
                 changed.append(str(found_changes))
-        lines.append(
-            f"| {row['runtime']} | {row.get('colab_python', '?')} | "
+        rows.append([
+            row["runtime"], row.get("colab_python", "?"),
             f"{versions.get('torch')}, {versions.get('ipython')}, "
-            f"{versions.get('ipywidgets')} | {'; '.join(changed) or 'none'} | "
-            f"{row.get('notebooks', '?').removeprefix('notebooks: ')} |"
-        )
-        for failure in row.get("failed", []):
-            lines.append(f"| | | | | failed: {failure} |")
-    return lines + [""]
+            f"{versions.get('ipywidgets')}",
+            "; ".join(changed) or "none",
+            row.get("notebooks", "?").removeprefix("notebooks: "),
+        ])
+        rows += _failures(row.get("failed", []), 5)
+    return _run_section(
+        "Colab's runtimes", "test-colab", found,
+        f"Last run {found['date']}: `ice_lab` installed into each runtime's package list "
+        "as the setup cell does it, then every chapter, lab and solved student edition "
+        "executed alone in an empty folder, in a venv holding that runtime's versions "
+        "(Python 3.11 here; outputs not compared)." if found else "",
+        ["Colab runtime", "Its Python", "torch, IPython, ipywidgets",
+         "Preinstalled packages changed", "Notebooks that ran"], rows)
 
 
 def _start_methods(data: dict[str, Any]) -> list[str]:
-    lines = ["## Start methods: macOS, Windows, Python 3.14 (`make test-start-methods`)", ""]
     found = data.get("start_methods")
-    if not found:
-        return lines + ["Not run: no result of `make test-start-methods` is committed.", ""]
-    lines += [
+    rows: list[list[str]] = []
+    for row in (found or {}).get("passes", []):
+        rows.append([row["method"], row["notebooks"]])
+        rows += _failures(row.get("failures", []), 2)
+    return _run_section(
+        "Start methods: macOS, Windows, Python 3.14", "test-start-methods", found,
         f"Last run {found['date']} (Python {found['python']}, torch {found['torch']}): the "
         f"{len(found['notebooks'])} notebooks that start workers or child processes, and "
         "the solved student editions of those labs, executed with DataLoader workers and "
         "child processes started by `spawn` only (as on Windows; macOS starts them by "
-        "`spawn` too) and by `forkserver` (Linux from Python 3.14).",
-        "",
-        "| Start method | Notebooks that ran |",
-        "|---|---|",
-    ]
-    for row in found["passes"]:
-        lines.append(f"| {row['method']} | {row['notebooks']} |")
-        for failure in row.get("failures", []):
-            lines.append(f"| | failed: {failure} |")
-    return lines + [""]
+        "`spawn` too) and by `forkserver` (Linux from Python 3.14)." if found else "",
+        ["Start method", "Notebooks that ran"], rows)
 
 
 def _python_support(data: dict[str, Any]) -> list[str]:
-    lines = ["## Other Pythons and systems (`make test-python-support`)", ""]
     found = data.get("python_support")
-    if not found:
-        return lines + ["Not run: no result of `make test-python-support` is committed.",
-                        ""]
-    lines += [
+    rows = []
+    for row in (found or {}).get("rows", []):
+        v = row.get("versions", {})
+        rows.append([
+            row["python"], row["system"],
+            "yes" if row["resolves"] else "no: " + " ".join(row.get("why", [])),
+            v.get("torch", ""), v.get("numpy", ""), v.get("onnxruntime", ""),
+        ])
+    return _run_section(
+        "Other Pythons and systems", "test-python-support", found,
         f"Last run {found['date']}: every package a learner installs, resolved from "
         "binary wheels only for each Python and system (nothing executed there; the "
-        f"notebooks were executed on Python {found['executed_here']} only).",
-        "",
-        "| Python | System | Resolves | torch | numpy | onnxruntime |",
-        "|---|---|---|---|---|---|",
-    ]
-    for row in found["rows"]:
-        v = row.get("versions", {})
-        lines.append(
-            f"| {row['python']} | {row['system']} | "
-            f"{'yes' if row['resolves'] else 'no: ' + ' '.join(row.get('why', []))} | "
-            f"{v.get('torch', '')} | {v.get('numpy', '')} | {v.get('onnxruntime', '')} |"
-        )
-    return lines + [""]
+        f"notebooks were executed on Python {found['executed_here']} only)."
+        if found else "",
+        ["Python", "System", "Resolves", "torch", "numpy", "onnxruntime"], rows)
 
 
 def _gpu(data: dict[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ ipywidgets 8 widget).
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,30 @@ def test_the_notebooks_that_start_processes_are_found():
     assert {"book/datasets.ipynb", "labs/lab-datasets.ipynb",
             "labs/lab-distributed.ipynb", "book/toolkit.ipynb"} <= chosen
     assert "labs/lab-nan.ipynb" not in chosen
+
+
+@pytest.mark.kernel
+def test_the_bare_runner_runs_each_notebook_with_the_startup_file(tmp_path):
+    """tools/execute_bare.py, as make test-colab and make test-compat start it: from a
+    checkout, in a venv's Python, every kernel running the IPython startup file first."""
+    import nbformat
+
+    import execute_bare
+
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "tools", repo / "tools",
+                    ignore=shutil.ignore_patterns("pyodide", "__pycache__"))
+    (repo / "labs").mkdir()
+    (repo / "book").mkdir()
+    cells = {"colab_seen": "import sys\nassert 'google.colab' in sys.modules",
+             "fails": "raise ValueError('on purpose')"}
+    for name, code in cells.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+        nbformat.write(nb, repo / "book" / f"{name}.ipynb")
+    ipython = execute_bare.ipython_startup(tmp_path / "ipython", colab.COLAB_STARTUP)
+    summary, failed = execute_bare.execute_in(
+        Path(sys.executable), repo, ["--first", "colab_seen.ipynb"],
+        env={"IPYTHONDIR": str(ipython)})
+    assert summary == "notebooks: 1 of 2 ran with no error cell", summary
+    assert len(failed) == 1 and "book/fails.ipynb" in failed[0]
+    assert "ValueError: on purpose" in failed[0]

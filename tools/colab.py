@@ -43,6 +43,9 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+import booktools
+import execute_bare
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIMES = ROOT / "reference" / "colab"
 RECORD = ROOT / "reference" / "colab.json"
@@ -140,11 +143,13 @@ def refresh(freeze_file: Path, source: str, name: str, python: str) -> int:
 
 
 # --------------------------------------------------------------------------- step 1
-def declared_requirements() -> list[str]:
+def declared_requirements(*extras: str) -> list[str]:
     """ice_lab's dependencies, as pyproject.toml declares them (what the setup cell's pip
-    resolves)."""
+    resolves), and those of the ``extras`` named."""
     with open(ROOT / "pyproject.toml", "rb") as f:
-        return list(tomllib.load(f)["project"]["dependencies"])
+        project = tomllib.load(f)["project"]
+    return [*project["dependencies"],
+            *(req for extra in extras for req in project["optional-dependencies"][extra])]
 
 
 def stand_in(packages: dict[str, str], folder: Path) -> Path:
@@ -176,7 +181,7 @@ def install_check(runtime: Path, requirements: list[str] | None = None) -> list[
         report = Path(tmp) / "report.json"
         out = subprocess.run(
             [sys.executable, "-m", "pip", "--python", str(python), "install", "--dry-run",
-             "--no-index", "--no-build-isolation", "--quiet", "--report", str(report),
+             "--no-index", "--quiet", "--report", str(report),
              *requirements],
             capture_output=True, text=True,
             # No configuration: no machine-wide constraints, no find-links folder.
@@ -245,24 +250,6 @@ import sys, types
 sys.modules.setdefault("google.colab", types.ModuleType("google.colab"))
 '''
 
-EXECUTE = """
-import os, sys
-sys.path.insert(0, {tools!r})
-import booktools, gpu_verify
-os.environ.update(booktools.EXECUTION_ENV)
-os.environ.pop("TQDM_DISABLE", None)  # a learner on Colab sees the progress bars
-jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students={students})
-# The export chapter installs onnx, onnxscript and onnxruntime on Colab: it runs alone
-# first, so that no two notebooks run pip in the same venv at once.
-first = [job for job in jobs if job[1].name == "export.ipynb"]
-passed, failed = gpu_verify.run_notebooks(first, timeout=900, workers=1)
-more = gpu_verify.run_notebooks([j for j in jobs if j not in first], timeout=900,
-                                workers={workers})
-passed, failed = passed + more[0], failed + more[1]
-print("notebooks:", passed, "of", passed + failed, "ran with no error cell", flush=True)
-"""
-
-
 def colab_copy(folder: Path) -> tuple[Path, str]:
     """A scratch copy of the repository, and a wheel of ice_lab built from it, which the
     copy's setup cells install in place of the repository URL (not reachable from these
@@ -276,9 +263,6 @@ def colab_copy(folder: Path) -> tuple[Path, str]:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
                     str(folder / "wheel"), str(repo)], check=True)
     wheel = next((folder / "wheel").glob("ice_lab-*.whl")).as_uri()
-    sys.path.insert(0, str(ROOT / "tools"))
-    import booktools
-
     url = re.escape(f"git+{booktools.repository_url()}@")
     for path in [*repo.glob("book/*.ipynb"), *repo.glob("labs/*.ipynb"),
                  *repo.glob("student/*.ipynb")]:
@@ -288,22 +272,20 @@ def colab_copy(folder: Path) -> tuple[Path, str]:
 
 
 def notebooks(python: Path, repo: Path, workers: int, students: bool) -> tuple[str, list[str]]:
-    ipython_dir = repo.parent / "ipython"
-    startup = ipython_dir / "profile_default" / "startup"
-    startup.mkdir(parents=True)
-    (startup / "00-colab.py").write_text(COLAB_STARTUP)
-    code = EXECUTE.format(tools=str(repo / "tools"), workers=workers, students=students)
-    out = subprocess.run([str(python), "-c", code], cwd=repo, capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(repo),
-                                  IPYTHONDIR=str(ipython_dir), PIP_CONSTRAINT="/dev/null"))
-    print(out.stdout[-8000:], out.stderr[-3000:])
-    lines = out.stdout.strip().splitlines()
-    summary = next((l for l in reversed(lines) if l.startswith("notebooks:")), "notebooks: ?")
-    return summary, [l for l in lines if l.startswith("FAIL")]
+    """Every notebook (and solved student edition) in ``python``'s venv, as on Colab:
+    ``google.colab`` importable and progress bars on. The export chapter runs first and
+    alone: it installs onnx, onnxscript and onnxruntime, and two notebooks must not run pip
+    in one venv at once."""
+    ipython_dir = execute_bare.ipython_startup(repo.parent / "ipython", COLAB_STARTUP)
+    return execute_bare.execute_in(
+        python, repo,
+        ["--jobs", str(workers), "--bars", "--first", "export.ipynb",
+         *([] if students else ["--no-students"])],
+        env={"IPYTHONDIR": str(ipython_dir), "PIP_CONSTRAINT": "/dev/null"})
 
 
 def run(runtime: Path, workers: int, students: bool) -> dict:
-    header, packages = read_runtime(runtime)
+    header, _ = read_runtime(runtime)
     row: dict = {"runtime": runtime.stem, "colab_python": header.get("python", "?"),
                  "install_check": install_check(runtime) or "nothing preinstalled changes"}
     with tempfile.TemporaryDirectory(prefix="ice-colab-") as tmp:

@@ -25,8 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import execute_bare
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 # torchvision releases that go with each torch release (torchvision pins its torch).
 # A torch newer than the newest torchvision gets that torchvision without its pin.
@@ -82,17 +83,6 @@ def unit_tests(python: Path, kernel: bool = True) -> str:
     return f"{passed.group(1)} passed, {failed.group(1) if failed else 0} failed"
 
 
-EXECUTE = """
-import os, sys
-sys.path.insert(0, {tools!r})
-import booktools, gpu_verify
-os.environ.update(booktools.EXECUTION_ENV)
-jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students={students})
-passed, failed = gpu_verify.run_notebooks(jobs, timeout=900, workers={workers})
-print("notebooks:", passed, "of", passed + failed, "ran with no error cell", flush=True)
-"""
-
-
 def notebooks(python: Path, workers: int = 1, students: bool = True) -> tuple[str, list[str]]:
     """Execute every notebook, and every student edition with its solutions filled in,
     each alone in a temporary folder (as on Colab), with ``python``'s torch."""
@@ -101,14 +91,9 @@ def notebooks(python: Path, workers: int = 1, students: bool = True) -> tuple[st
         # A scratch copy of the repository, so no committed notebook is touched.
         shutil.copytree(ROOT, scratch / "repo", ignore=shutil.ignore_patterns(
             ".venv*", "_build", ".git", "__pycache__", ".pytest_cache"))
-        code = EXECUTE.format(tools=str(scratch / "repo" / "tools"), workers=workers,
-                              students=students)
-        out = _run([str(python), "-c", code], cwd=scratch / "repo", capture_output=True,
-                   env=dict(os.environ, PYTHONPATH=str(scratch / "repo")))
-        print(out.stdout[-6000:], out.stderr[-2000:])
-        lines = out.stdout.strip().splitlines()
-        summary = next((l for l in reversed(lines) if l.startswith("notebooks:")), "notebooks: ?")
-        return summary, [l for l in lines if l.startswith("FAIL")]
+        return execute_bare.execute_in(
+            python, scratch / "repo",
+            ["--jobs", str(workers), *([] if students else ["--no-students"])])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -28,8 +28,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+import colab
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "reference" / "python-support.json"
@@ -47,9 +48,8 @@ SHOWN = ("torch", "torchvision", "numpy", "ipywidgets", "onnxruntime", "onnxscri
 
 
 def learner_requirements() -> list[str]:
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        project = tomllib.load(f)["project"]
-    return [*project["dependencies"], *project["optional-dependencies"]["export"]]
+    """What a learner installs: ice_lab's dependencies and the export extra."""
+    return colab.declared_requirements("export")
 
 
 def resolve(python: str, system: str) -> dict:

@@ -35,10 +35,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import booktools
+import execute_bare
+import gpu_verify
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import gpu_verify  # noqa: E402
 
 RECORD = ROOT / "reference" / "start-methods.json"
 
@@ -107,9 +108,7 @@ def probe() -> str:
 def run_pass(method: str, jobs: int) -> dict:
     """Execute the chosen notebooks (and solved student editions) under ``method``."""
     with tempfile.TemporaryDirectory(prefix="ice-start-method-") as tmp:
-        startup = Path(tmp) / "profile_default" / "startup"
-        startup.mkdir(parents=True)
-        (startup / "00-start-method.py").write_text(STARTUP[method])
+        execute_bare.ipython_startup(Path(tmp), STARTUP[method])
         saved = {k: os.environ.get(k) for k in ("IPYTHONDIR", *booktools.EXECUTION_ENV)}
         os.environ.update(booktools.EXECUTION_ENV, IPYTHONDIR=tmp)
         print(f"== start method {method}", flush=True)
