@@ -22,7 +22,7 @@ def solution(grade_id="ex1-solution", source=None, tags=("hide-input",)):
     return cell
 
 
-def check(grade_id="ex1-check", source="assert fix(1) == 1, 'hint: return a float'", points=1, tags=()):
+def check(grade_id="ex1-check", source="check.fix(fix)", points=1, tags=()):
     cell = nbformat.v4.new_code_cell(source)
     cell.metadata["nbgrader"] = {
         "grade": True, "grade_id": grade_id, "locked": True, "points": points, "schema_version": 3,
@@ -39,7 +39,7 @@ def notebook(*cells):
 
 
 def test_a_good_exercise_has_no_problems():
-    hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\nassert fix(2) == 2\n### END HIDDEN TESTS", tags=("remove-cell",))
+    hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\ncheck.fix(fix, seed=2)\n### END HIDDEN TESTS", tags=("remove-cell",))
     assert booktools.exercise_problems(notebook(solution(), check(), hidden)) == []
 
 
@@ -52,9 +52,11 @@ def test_problems_are_reported():
         "single '#'": notebook(solution(source="### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION"), check()),
         "no check cell": notebook(solution()),
         "points": notebook(solution(), check(points=0)),
-        "prints nothing": notebook(solution(), check(source="print(fix(1))\nassert fix(1)")),
-        "remove-cell": notebook(solution(), check(source="### BEGIN HIDDEN TESTS\nassert 1\n### END HIDDEN TESTS")),
-        "contains asserts": notebook(solution(), check(source="x = 1")),
+        "prints nothing": notebook(solution(), check(source="print(fix(1))\ncheck.fix(fix)")),
+        "remove-cell": notebook(solution(), check(source="### BEGIN HIDDEN TESTS\ncheck.fix(fix)\n### END HIDDEN TESTS")),
+        "calls check.": notebook(solution(), check(source="x = 1")),
+        "at most 4 lines": notebook(solution(), check(source="a = 1\nb = 2\nc = 3\nd = 4\ncheck.fix(fix)")),
+        "not For": notebook(solution(), check(source="for n in (1, 2):\n    check.fix(fix, n)")),
     }
     for needle, nb in cases.items():
         problems = booktools.exercise_problems(nb)

@@ -163,25 +163,46 @@ def is_hidden_check(cell: nbformat.NotebookNode) -> bool:
     return is_check(cell) and HIDDEN_BEGIN in cell.source
 
 
-_ALLOWED_IN_CHECKS = (
-    ast.Assert, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.For, ast.With, ast.If,
-    ast.Try,  # runs the learner's code, so that a raw error cannot stand in for the hint
-)
-#: The one line a visible check may print, as its last statement, once every assert passed.
+#: The one line a check prints, once every case passed (``ice_lab.checks._core.passed``).
 PASS_LINE = "Check passed"
+#: The name a lab binds its check module to: ``from ice_lab.checks import tensors as check``.
+CHECK_MODULE = "check"
+#: At most this many lines in a visible check cell (a hidden one: its markers, one more).
+CHECK_LINES = 4
 
 
-def _is_pass_line(node: ast.stmt) -> bool:
-    """`print("Check passed: ...")` (a string or f-string starting with PASS_LINE)."""
+def _is_check_call(node: ast.stmt) -> bool:
+    """``check.<exercise>(...)``: a call of the lab's check module, as a statement."""
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False
-    call = node.value
-    if not (isinstance(call.func, ast.Name) and call.func.id == "print" and len(call.args) == 1):
-        return False
-    arg = call.args[0]
-    if isinstance(arg, ast.JoinedStr) and arg.values:
-        arg = arg.values[0]
-    return isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith(PASS_LINE)
+    func = node.value.func
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id == CHECK_MODULE)
+
+
+def _check_cell_problems(where: str, source: str) -> list[str]:
+    """A check cell is one readable call of the lab's check module (ice_lab.checks)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as err:
+        return [f"{where}: check cell does not parse ({err})"]
+    problems = []
+    code = [line for line in source.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+    if len(code) > CHECK_LINES:
+        problems.append(f"{where}: a check cell is at most {CHECK_LINES} lines of code "
+                        f"(it has {len(code)}): the check logic lives in ice_lab.checks")
+    if not any(_is_check_call(n) for n in tree.body):
+        problems.append(f"{where}: a check cell calls {CHECK_MODULE}.<exercise>(...), "
+                        "the lab's module of ice_lab.checks")
+    for node in tree.body:
+        if not isinstance(node, (ast.Expr, ast.Import, ast.ImportFrom, ast.Assign)):
+            problems.append(f"{where}: a check cell holds calls of the lab's checks, "
+                            f"not {type(node).__name__} at line {node.lineno}")
+    if "print(" in source:
+        problems.append(f"{where}: a check cell prints nothing itself: the check prints "
+                        f"its one '{PASS_LINE}: ...' line")
+    return problems
 
 
 def _only_pass_line_output(outputs: list) -> bool:
@@ -196,8 +217,8 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
     """Everything wrong with a notebook's exercise cells, as readable sentences.
 
     The convention (CONTRIBUTING.md): nbgrader v3 metadata; solutions between
-    `# BEGIN SOLUTION` / `# END SOLUTION`, tagged `hide-input`; checks made of bare
-    asserts that print nothing; hidden checks in their own cell between
+    `# BEGIN SOLUTION` / `# END SOLUTION`, tagged `hide-input`; checks that are one call
+    of the lab's module of ice_lab.checks (``check.<exercise>(...)``); hidden checks in their own cell between
     `### BEGIN HIDDEN TESTS` / `### END HIDDEN TESTS`, tagged `remove-cell`.
     """
     problems: list[str] = []
@@ -250,7 +271,7 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
                 problems.append(f"{where}: a check cell needs positive 'points'")
             if cell.get("outputs") and not _only_pass_line_output(cell["outputs"]):
                 problems.append(
-                    f"{where}: a check cell prints nothing but its one '{PASS_LINE}: ...' line (bare asserts)"
+                    f"{where}: a check cell prints nothing but its one '{PASS_LINE}: ...' line"
                 )
             source = cell.source
             if HIDDEN_BEGIN in source or HIDDEN_END in source:
@@ -258,23 +279,7 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
                     problems.append(f"{where}: hidden tests fill their own cell, from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'")
                 if "remove-cell" not in tags:
                     problems.append(f"{where}: a hidden-test cell is tagged 'remove-cell'")
-            try:
-                tree = ast.parse(source)
-            except SyntaxError as err:
-                problems.append(f"{where}: check cell does not parse ({err})")
-            else:
-                asserts = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
-                if not asserts:
-                    problems.append(f"{where}: a check cell contains asserts")
-                body = tree.body[:-1] if tree.body and _is_pass_line(tree.body[-1]) else tree.body
-                for node in body:
-                    if not isinstance(node, _ALLOWED_IN_CHECKS):
-                        problems.append(
-                            f"{where}: check cells hold bare asserts (and the imports/assignments they need), "
-                            f"not {type(node).__name__} at line {node.lineno}"
-                        )
-                if source.count("print(") > (body is not tree.body):
-                    problems.append(f"{where}: a check cell prints nothing but its last line, '{PASS_LINE}: ...'")
+            problems += _check_cell_problems(where, source)
             if not meta.get("solution"):
                 seen_solution_without_check = False
     if seen_solution_without_check:

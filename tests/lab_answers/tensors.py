@@ -35,7 +35,7 @@ EXERCISES: list[Exercise] = [
           "convert the data to float32 where it enters"),
         W("the output cast to float64",
           "return model(torch.as_tensor(array, dtype=torch.float32)).double()",
-          "predict should return a float32 tensor"),
+          "forward_numpy should return a float32 tensor"),
         W("the predictions read through .data",
           "return model(torch.as_tensor(array, dtype=torch.float32)).data",
           "The predictions carry no gradient back to the model", hides=True),
@@ -78,7 +78,7 @@ EXERCISES: list[Exercise] = [
         R("x.mT", "return x.mT.reshape(-1, x.shape[1])"),
     ), wrong=(
         W("view after the transpose (the bug)", "return x.transpose(1, 2).view(-1, x.shape[1])",
-          "view never copies, so it refuses a transposed tensor"),
+          "view never copies, so it refuses a tensor whose memory"),
         W("reshape without transposing", "return x.reshape(-1, x.shape[1])",
           "without transposing first mixes time steps and channels", hides=True),
         W(".contiguous().view without transposing", "return x.contiguous().view(-1, x.shape[1])",
@@ -100,5 +100,35 @@ EXERCISES: list[Exercise] = [
           "return x.transpose(1, 2).reshape(-1, _seen_c)",
           "Take the sizes from x",
           cleanup="globals().pop('_seen_c', None)"),
+    )),
+    Exercise(TENSORS, "signal_net", right=(
+        R("mean(dim=2)", "class R(SignalNet):\n    def forward(self, x):\n"
+          "        return self.head(torch.relu(self.conv(x)).mean(dim=2))\n\nreturn R()"),
+        R("AdaptiveAvgPool1d then flatten",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        pooled = nn.AdaptiveAvgPool1d(1)(torch.relu(self.conv(x)))\n"
+          "        return self.head(pooled.flatten(1))\n\nreturn R()"),
+        R("transpose, then the old mean(dim=1)",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        features = torch.relu(self.conv(x)).transpose(1, 2)\n"
+          "        return self.head(features.mean(dim=1))\n\nreturn R()"),
+    ), wrong=(
+        W("the colleague's model as it is", "return SignalNet()",
+          "with the colleague's 8 steps every shape happened to fit"),
+        W("the head resized to 12 steps",
+          "model = SignalNet()\nmodel.head = nn.Linear(12, 2)\nreturn model",
+          "resizing the head to the length of one recording", hides=True),
+        W("features summed over time",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        return self.head(torch.relu(self.conv(x)).sum(dim=2))\n\nreturn R()",
+          "the features are summed over time, not averaged"),
+        W("the last time step instead of the average",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        return self.head(torch.relu(self.conv(x))[:, :, -1])\n\nreturn R()",
+          "averaged over time (the colleague's docstring"),
+        W("cropped to the colleague's 8 steps",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        return super().forward(x[:, :, :8])\n\nreturn R()",
+          "with the colleague's 8 steps every shape happened to fit"),
     )),
 ]
