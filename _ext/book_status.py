@@ -13,8 +13,9 @@ Nothing here is typed by hand; everything comes from files that runs wrote
   on a GPU".
 - ``{lab-table}``: the landing page's table of labs. Its body is YAML, one entry per lab
   (what it provokes, the kind of ice, what you fix); the part comes from _toc.yml, the
-  exercises and points from the lab's nbgrader metadata, the minutes from the status
-  data.
+  exercises and points from the lab's nbgrader metadata, the learner-time estimate from
+  the lab itself (tools/booktools.py, ``learner_time``), the execution minutes from the
+  status data.
   A lab of _toc.yml without an entry (or an entry for no lab) is a build warning.
 - ``{notebook-figure}``: a figure a notebook cell made, taken from the cell's executed
   output (its ``id``), with the alt text of the cell's ``mystnb.image.alt``.
@@ -225,6 +226,16 @@ def _table(
     return table
 
 
+#: What the landing table says of its learner-time column (tools/booktools.py, learner_time).
+LEARNER_NOTE = (
+    f"Learner time is an estimate of a first-time learner's time, reading and exercises: "
+    f"the lab's prose at {booktools.WORDS_PER_MINUTE} words a minute, its code at "
+    f"{booktools.CODE_LINES_PER_MINUTE} lines a minute, "
+    f"{booktools.MINUTES_PER_EXERCISE} minutes per exercise and "
+    f"{booktools.MINUTES_PER_OPEN_EXERCISE} per open one (each lab's header says its own)."
+)
+
+
 class LabTable(_MarkdownDirective):
     """The labs of _toc.yml: part, failure, ice, fix, exercises/points, minutes."""
 
@@ -253,7 +264,8 @@ class LabTable(_MarkdownDirective):
             "Ice",
             "What you fix",
             "Exercises",
-            "Minutes on CPU",
+            "Learner time (estimate)",
+            "Execution on CPU",
         ]
         rows = []
         for lab in labs:
@@ -277,6 +289,7 @@ class LabTable(_MarkdownDirective):
             entry = data["notebooks"].get(f"{lab}.ipynb", {})
             first = entry.get("passes", {}).get("1")
             minutes = _minutes(first["seconds"]) if first else "not measured"
+            learner = booktools.learner_time(nb).minutes
             rows.append(
                 [
                     self.lab_cell(lab, parts.get(lab, "")),
@@ -288,7 +301,8 @@ class LabTable(_MarkdownDirective):
                         f"{visible + hidden:g} points",
                         "Exercises",
                     ),
-                    self.cell(minutes, "Minutes on CPU"),
+                    self.cell(f"about {learner} min", "Learner time (estimate)"),
+                    self.cell(f"{minutes} min" if first else minutes, "Execution on CPU"),
                 ]
             )
         container = nodes.container(classes=["ice-labs"])
@@ -297,13 +311,14 @@ class LabTable(_MarkdownDirective):
         if runs:
             where = runs["machine"]
             note = (
-                f"Minutes: the time all of a lab's cells took in the last `make test` "
+                f"{LEARNER_NOTE} Execution on CPU: the time all of a lab's cells took "
+                f"to run, no learner involved, in the last `make test` "
                 f"(pass 1, {runs['date']}, PyTorch {runs['versions']['torch']} on "
                 f"{where['cores']} cores of an {where['cpu']}). The "
                 f"{{doc}}`status page </{STATUS_PAGE}>` has every page's figures."
             )
         else:
-            note = "Minutes: not measured yet (no `make test` recorded)."
+            note = f"{LEARNER_NOTE} Execution on CPU: not measured yet (no `make test`)."
         self.parse(note, container)
         return [container]
 

@@ -7,12 +7,14 @@
 - two submissions that look for the solutions (relative paths, a walk of the whole
   filesystem) find nothing in the sandbox and score 0, and find them without it;
 - no sandbox: grading stops before it starts, unless asked for, with a banner;
-- one real lab end to end (lab-tensors: the correct answer and the usual wrong one).
+- one real lab end to end (lab-tensors: the correct answer, the usual wrong one, and the
+  wrong one with the checks replaced from its solution cell, tools/grade_guard.py).
 """
 
 from __future__ import annotations
 
 import csv
+import importlib
 import os
 import shutil
 import subprocess
@@ -92,6 +94,7 @@ EXPECTED = {
     "wrong": ((0, 0, 2), "failed"),
     "check_assert_true": ((0, 0, 2), "failed"),
     "check_deleted": ((0, 0, 2), "failed"),
+    "tamper": ((0, 0, 2), "failed"),
     "infinite_loop": ((0, 0, 2), "timeout"),
     "os_exit": ((0, 0, 2), "kernel died"),
     "snoop": ((0, 0, 2), "failed"),  # it finds neither the source nor the gradebook
@@ -120,7 +123,7 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
             check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout and "2 at a time" in done.stdout
-        assert "graded 13/13" in done.stderr  # the progress bar
+        assert "graded 14/14" in done.stderr  # the progress bar
         grades = checkout / "grades"
         rows = read_csv(grades / "lab-tiny.csv")
         for kind, (want, status) in EXPECTED.items():
@@ -141,8 +144,8 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
             assert "snooped: []" in feedback, f"{snoop} found files it must not see"
         summary = (grades / "lab-tiny-summary.txt").read_text()
         assert summary in done.stdout
-        assert "13 submissions, 10 graded, 3 invalid" in summary
-        assert "check_double" in summary and "2/10" in summary
+        assert "14 submissions, 11 graded, 3 invalid" in summary
+        assert "check_double" in summary and "2/11" in summary
         assert "double(3) is not 6" in summary  # the most common failing hint
     finally:
         shutil.rmtree(place, ignore_errors=True)
@@ -297,7 +300,7 @@ def test_a_real_lab_end_to_end(tmp_path):
     made = make_submissions(lab, tmp_path / "made", wrong)
     subs = tmp_path / "submissions"
     subs.mkdir()
-    for kind in ("correct", "wrong"):
+    for kind in ("correct", "wrong", "tamper"):
         shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
     grade.grade(lab, subs, tmp_path / "grades", timeout=grade.DEFAULT_TIMEOUT, jobs=2)
     rows = read_csv(tmp_path / "grades" / "lab-tensors.csv")
@@ -313,3 +316,35 @@ def test_a_real_lab_end_to_end(tmp_path):
     assert float(rows[("wrong", visible)]["points"]) == 0, rows  # its visible check
     assert all(float(rows[("wrong", g)]["points"]) == full[g] for g, in_first in checks
                if not in_first), rows
+    # Replacing the checks from the solution cell scores nothing on that exercise, its
+    # hidden check included (tools/grade_guard.py), and costs nothing elsewhere.
+    assert all(float(rows[("tamper", g)]["points"]) == 0 for g, in_first in checks
+               if in_first), rows
+    assert all(float(rows[("tamper", g)]["points"]) == full[g] for g, in_first in checks
+               if not in_first), rows
+
+
+def test_the_guard_reimports_the_labs_checks_before_every_graded_cell():
+    """tools/grade_guard.py: what the lab imports, before every graded cell, and it works."""
+    import grade_guard
+
+    lab = student.booktools.read(ROOT / "labs" / "lab-tensors.ipynb")
+    imports = grade_guard.check_imports(lab)
+    assert imports == [("tensors", "check")]
+    source = grade_guard.guard_source(imports)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in ("x = 1", "check.a(1)", "y = 2")]
+    nb.cells[1].metadata["nbgrader"] = {"grade": True, "grade_id": "c"}
+    guarded, _ = grade_guard.GuardChecks(source=source).preprocess(nb, {})
+    assert [c.source for c in guarded.cells] == ["x = 1", source, "check.a(1)", "y = 2"]
+    assert grade_guard.guard_source([]) == ""
+    import ice_lab.checks.tensors as genuine
+
+    space = {"check": None}
+    genuine.residual = None  # what a solution cell could do
+    try:
+        exec(source, space)
+        assert callable(space["check"].residual) and space["check"] is not genuine
+    finally:
+        sys.modules["ice_lab.checks.tensors"] = genuine
+        importlib.reload(genuine)

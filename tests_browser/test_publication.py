@@ -7,7 +7,8 @@ the status page and the stamp under every chapter's title, all built from data.
 - In Chromium, under the sub-path: the root redirects to the landing page; the landing
   page, a chapter, a lab and the status page load with no failed request and no request
   outside the sub-path; searching works.
-- The landing page: one row per lab of _toc.yml with the minutes of reference/status.json,
+- The landing page: one row per lab of _toc.yml with the learner-time estimate and the
+  minutes of reference/status.json,
   the figure with its alt text, the three ways in; at 390 px the table is stacked and
   nothing scrolls sideways.
 - The stamp under the title of every executed page, and the status page, say what the
@@ -30,6 +31,7 @@ import yaml
 from helpers import DESKTOP, HTML, PHONE, ROOT, serve, toc_files
 
 sys.path.insert(0, str(ROOT / "tools"))
+import booktools  # noqa: E402
 import status  # noqa: E402
 
 PREFIX = "/tensor-of-ice/"
@@ -207,7 +209,11 @@ def _expected_minutes(lab: str) -> str:
     run = status.load()["notebooks"].get(f"{lab}.ipynb", {}).get("passes", {}).get("1")
     if run is None:
         return "not measured"
-    return "under 1" if run["seconds"] < 60 else f"{run['seconds'] / 60:.0f}"
+    return "under 1 min" if run["seconds"] < 60 else f"{run['seconds'] / 60:.0f} min"
+
+
+def _expected_learner_time(lab: str) -> str:
+    return f"about {booktools.learner_time(booktools.read(ROOT / f'{lab}.ipynb')).minutes} min"
 
 
 ROWS_JS = """() => [...document.querySelectorAll('table.ice-labs-table tbody tr')].map(
@@ -236,8 +242,9 @@ def test_the_landing_page_has_every_lab_the_figure_and_three_ways_in(
     assert not visit.problems, visit.problems
     assert [Path(h).with_suffix("").name for h in hrefs] == [Path(p).name for p in LABS]
     for lab, cells in zip(LABS, rows):
-        assert len(cells) == 6, f"{lab}: {cells}"
+        assert len(cells) == 7, f"{lab}: {cells}"
         assert cells[-1] == _expected_minutes(lab), f"{lab}: minutes {cells[-1]!r}"
+        assert cells[-2] == _expected_learner_time(lab), f"{lab}: learner {cells[-2]!r}"
         assert re.fullmatch(r"\d+ · \d+ points", cells[4]), f"{lab}: {cells[4]!r}"
         assert cells[0].endswith(f"Part: {PARTS[lab]}"), f"{lab}: {cells[0]!r}"
     assert figure_ok and "nan" in alt and len(alt) > 80, f"figure: {alt!r}"

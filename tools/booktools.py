@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -310,16 +311,69 @@ def lab_points(nb: nbformat.NotebookNode) -> tuple[float, float]:
     return visible, hidden
 
 
+#: The learner-time estimate (lab header, landing table): prose read at a study pace, code
+#: read at a pace of lines, then a fixed time to think and write per exercise.
+WORDS_PER_MINUTE = 150
+CODE_LINES_PER_MINUTE = 10
+MINUTES_PER_EXERCISE = 10
+MINUTES_PER_OPEN_EXERCISE = 20  # "## Exercise N (open): ...": the bug's place unknown
+OPEN_EXERCISE = re.compile(r"^## Exercise \w+ \(open\)", re.M)
+
+
+@dataclass(frozen=True)
+class LearnerTime:
+    """What a learner's time on a lab is estimated from, and the estimate in minutes."""
+
+    words: int  # prose, the lab's header excluded
+    code_lines: int  # code the learner reads (not solutions, not hidden checks)
+    exercises: int
+    open_exercises: int
+
+    @property
+    def minutes(self) -> int:
+        exact = (self.words / WORDS_PER_MINUTE + self.code_lines / CODE_LINES_PER_MINUTE
+                 + MINUTES_PER_EXERCISE * (self.exercises - self.open_exercises)
+                 + MINUTES_PER_OPEN_EXERCISE * self.open_exercises)
+        return max(5, int(5 * round(exact / 5)))
+
+    def explained(self) -> str:
+        return (f"{self.words:,} words at {WORDS_PER_MINUTE} a minute, {self.code_lines} "
+                f"lines of code at {CODE_LINES_PER_MINUTE} a minute, "
+                f"{MINUTES_PER_EXERCISE} minutes per exercise"
+                + (f" and {MINUTES_PER_OPEN_EXERCISE} for the open one"
+                   if self.open_exercises else ""))
+
+
+def learner_time(nb: nbformat.NotebookNode) -> LearnerTime:
+    """An estimate of a learner's time on a lab (not its execution time)."""
+    words = lines = 0
+    for cell in nb.cells:
+        if cell.metadata.get("ice_lab") == LAB_HEADER["ice_lab"]:
+            continue
+        if cell.cell_type == "markdown":
+            words += len(cell.source.split())
+        elif cell.cell_type == "code" and not is_solution(cell) and not is_hidden_check(cell):
+            if "hide-cell" in cell.metadata.get("tags", []):
+                continue  # setup the learner does not need to read
+            lines += sum(1 for line in cell.source.splitlines() if line.strip())
+    opened = sum(len(OPEN_EXERCISE.findall(c.source)) for c in nb.cells
+                 if c.cell_type == "markdown")
+    return LearnerTime(words, lines, count_exercises(nb), opened)
+
+
 def lab_header_source(nb: nbformat.NotebookNode, path: Path | str) -> str:
     """The header of labs/<name>.ipynb: the Colab button of its student edition, its points."""
     name = Path(path).name
     visible, hidden = lab_points(nb)
+    estimate = learner_time(nb)
     hidden_text = f", {hidden:g} of them in hidden checks run at grading" if hidden else ""
     return (
         f"[Open the exercise in Colab]({colab_url(Path('student') / name)}) "
         "(the student edition, without solutions; save it with File > Download to hand it in)\n\n"
         f"**{count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
         "This page is the full lab: each solution is folded under its exercise, for self-study.\n\n"
+        f"**About {estimate.minutes} minutes** of a learner's time (an estimate: "
+        f"{estimate.explained()}).\n\n"
         "An error you do not recognise? `explain(err)` in the notebook, or paste it into "
         "[Explain an error](../book/explain-online.md) (in the browser, no kernel needed)."
     )
@@ -389,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     p_new.add_argument("title")
     sub.add_parser("sync-setup", help="rewrite the setup cell (from _config.yml) and the "
                    "kernelspec of every notebook")
-    sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button and points of every lab")
+    p_head = sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button, points "
+                            "and learner time of every lab (or of the labs named)")
+    p_head.add_argument("paths", nargs="*")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
     args = parser.parse_args(argv)
@@ -402,8 +458,9 @@ def main(argv: list[str] | None = None) -> int:
                 write(nb, p)
                 print(f"updated {p}")
     elif args.cmd == "sync-lab-headers":
+        named = {Path(p).as_posix() for p in args.paths}
         for p in notebooks():
-            if p.parts[0] == "labs":
+            if p.parts[0] == "labs" and (not named or p.as_posix() in named):
                 nb = read(p)
                 if sync_lab_header(nb, p):
                     write(nb, p)

@@ -23,6 +23,7 @@ def nbgrader_config(root: Path, timeout: int, ipc: Path):
     """The nbgrader settings of a grading course (book/teachers.md says why each)."""
     if str(TOOLS) not in sys.path:
         sys.path.insert(0, str(TOOLS))
+    from grade_guard import GuardChecks, check_imports, guard_source
     from grade_kernel import KeepStderr, SurvivingExecute
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,
@@ -38,8 +39,13 @@ def nbgrader_config(root: Path, timeout: int, ipc: Path):
     c.Execute.kernel_name = "ice-grade"  # kernel.sh: in the sandbox unless opted out
     c.KernelManager.transport = "ipc"  # unix sockets: the sandbox has no network
     c.KernelManager.ip = str(ipc / "kernel")
+    labs = sorted((root / "source").glob("*/*.ipynb"))  # the teacher's copy of the lab
+    if labs:
+        import nbformat
+
+        c.GuardChecks.source = guard_source(check_imports(nbformat.read(labs[0], 4)))
     c.Autograde.autograde_preprocessors = [
-        SurvivingExecute, KeepStderr, IgnorePattern, ClearMetadataPreprocessor,
+        GuardChecks, SurvivingExecute, KeepStderr, IgnorePattern, ClearMetadataPreprocessor,
         LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
     ]
     return c

@@ -9,7 +9,10 @@ the gradebook and other students' work: `snoop_relative` by relative paths from 
 working folder (`../` up to eight times, then nbgrader's `source/`, `release/`,
 `submitted/`, `autograded/` notebooks and `gradebook.db`), `snoop` by walking the whole
 filesystem for a notebook or database that names the exercise. Each prints what it
-found and answers right if it found anything, wrong otherwise.
+found and answers right if it found anything, wrong otherwise. `tamper` answers wrong and,
+from the same solution cell, replaces every function of the loaded ``ice_lab.checks``
+modules and the name ``check`` by something that prints a pass (tools/grade_guard.py
+must undo it before every graded cell).
 """
 
 from __future__ import annotations
@@ -71,6 +74,28 @@ else:
 {wrong}'''
 
 
+TAMPER = '''
+
+import sys as _sys
+
+
+def _passes(*args, **kwargs):
+    print("Check passed: (a replaced check)")
+
+
+class _AlwaysPasses:
+    def __getattr__(self, name):
+        return _passes
+
+
+for _name in [n for n in list(_sys.modules) if n.startswith("ice_lab.checks")]:
+    for _attr, _value in list(vars(_sys.modules[_name]).items()):
+        if callable(_value) and not _attr.startswith("__"):
+            setattr(_sys.modules[_name], _attr, _passes)
+check = _AlwaysPasses()
+'''
+
+
 def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
     """Write <kind>.ipynb for every kind into out; return {kind: path}.
 
@@ -81,7 +106,8 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
     first = next(iter(solutions))
     edition = student.student_edition(nb)
 
-    def variant(first_body: str | None, check: str = "") -> nbformat.NotebookNode:
+    def variant(first_body: str | None, check: str = "",
+                after: str = "") -> nbformat.NotebookNode:
         copy = nbformat.from_dict(edition)
         cells, seen_first, check_done = [], False, False
         for cell in copy.cells:
@@ -92,6 +118,7 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
                     seen_first = True
                     if first_body is not None:
                         cell.source = regions.with_solution(cell.source, first_body)
+                    cell.source += after
             elif booktools.is_check(cell) and seen_first and not check_done:
                 check_done = True
                 if check == "delete":
@@ -113,6 +140,7 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
         "wrong": variant(wrong),
         "check_assert_true": variant(wrong, "assert True"),
         "check_deleted": variant(wrong, "delete"),
+        "tamper": variant(wrong, after=TAMPER),
         "infinite_loop": variant("while True:\n    pass"),
         "os_exit": variant("import os\nos._exit(1)"),
         "segfault": variant("import ctypes\nctypes.string_at(0)"),
