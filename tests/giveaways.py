@@ -2,8 +2,8 @@
 
 For every solution region of a lab: the fix's lines (comments, blank lines and lines of
 one short token dropped; whitespace ignored) that are not already in the exercise's own
-broken code (a ``broken_*`` definition before it) or in the stub the student edition
-ships. Each is looked for in what the learner sees before and during the attempt: the
+broken code (the code cells under its Provoke heading, or a ``broken_*`` definition
+before it) or in the stub the student edition ships. Each is looked for in what the learner sees before and during the attempt: the
 lab's prose, code and outputs up to the solution cell, and the exercise's visible check
 cells with their outputs (``lab``); and, separately, in the part's chapter, prose, code
 and outputs (``chapter``). The share found is the give-away; tests/test_giveaways.py
@@ -71,6 +71,23 @@ def _cell_text(cell: nbformat.NotebookNode) -> str:
     return "\n".join(parts)
 
 
+def provoke_cells(cells: list) -> set[int]:
+    """Indices of the code cells under the last exercise's Provoke heading: the broken
+    code the exercise starts from (its lines are the learner's to change, not a hint)."""
+    start = max((k for k, c in enumerate(cells) if c.cell_type == "markdown"
+                 and re.search(r"^## Exercise", c.source, re.M)), default=0)
+    found, inside = set(), False
+    for k in range(start, len(cells)):
+        cell = cells[k]
+        if cell.cell_type == "markdown":
+            headings = re.findall(r"^###\s.*$", cell.source, re.M)
+            if headings:
+                inside = "Provoke" in headings[-1]
+        elif inside:
+            found.add(k)
+    return found
+
+
 def flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
@@ -113,15 +130,17 @@ def exposures(lab: Path, chapter_path: Path | None = None) -> list[Exposure]:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):
             continue
+        provoked = provoke_cells(cells[:i])
         broken = "\n".join(
-            c.source for c in cells[:i] if c.cell_type == "code"
-            and re.search(r"^def broken_\w*|^class Broken\w*", c.source, re.M))
+            c.source for k, c in enumerate(cells[:i]) if c.cell_type == "code"
+            and (k in provoked
+                 or re.search(r"^def broken_\w*|^class Broken\w*", c.source, re.M)))
         stub = flat(re.sub(r"# BEGIN SOLUTION.*?# END SOLUTION", "", cell.source,
                            flags=re.S))
         lines = [x for x in fix_lines(cell.source)
                  if x not in flat(broken) and x not in stub]
-        shown = [_cell_text(c) for c in cells[:i]
-                 if not (c.cell_type == "code" and "def broken_" in c.source)
+        shown = [_cell_text(c) for k, c in enumerate(cells[:i])
+                 if not (c.cell_type == "code" and (k in provoked or "def broken_" in c.source))
                  and not c.metadata.get("nbgrader", {}).get("solution")
                  and "### BEGIN HIDDEN TESTS" not in c.source]
         for c in cells[i + 1:]:

@@ -79,18 +79,6 @@ class Scaled(nn.Module):
 
 return torch.export.export(Scaled(scanner.net).eval(), (scans[:10],),
                            dynamic_shapes=({0: Dim("n")},))"""),
-        R("a decision per image (the same on batches of one kind)", """
-class PerImage(nn.Module):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-
-    def forward(self, x):
-        bright = x.amax(dim=(1, 2, 3), keepdim=True) > 1
-        return self.net(torch.where(bright, x / 16, x))
-
-return torch.export.export(PerImage(scanner.net).eval(), (X_test[:8],),
-                           dynamic_shapes=({0: Dim("batch")},))"""),
         R("torch.cond around the whole network, exported from scanner images", """
 class Wrapped(nn.Module):
     def __init__(self, scanner):
@@ -104,9 +92,23 @@ class Wrapped(nn.Module):
 return torch.export.export(Wrapped(scanner).eval(), (scans[:4],),
                            dynamic_shapes={"x": {0: Dim.DYNAMIC}})"""),
     ), wrong=(
+        W("a decision per image (the same on batches of one kind, not on a mixed one)",
+          """
+class PerImage(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        bright = x.amax(dim=(1, 2, 3), keepdim=True) > 1
+        return self.net(torch.where(bright, x / 16, x))
+
+return torch.export.export(PerImage(scanner.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "It decides image by image; the scanner decides once per batch"),
         W("always divide by 16 (the scanner's symptom gone)", _scanner("16"),
           "It divides 0..1 images by 16 too", hides=True),
-        W("the model itself", "return scanner", "returned the model itself", hides=True),
+        W("the model itself", "return scanner", "returned a model: it runs Python", hides=True),
         W("torch.export of the Scanner as it is",
           "return torch.export.export(scanner, (X_test[:8],))",
           "torch.export refuses a Python if"),
@@ -154,7 +156,7 @@ return torch.export.export(Decide({net}).eval(), (X_test[:8],),
           "not the notebook's net"),
         W("no dynamic batch", _scanner(_RULE, '''
 return torch.export.export(Decide({net}).eval(), (X_test[:8],))'''),
-          "the program takes the example's batch of 8 only"),
+          "the program takes the example's batch only"),
     )),
     Exercise(EXPORT, "export_onnx_dynamic", right=(
         R("Dim.DYNAMIC by position", _onnx("dynamic_shapes=({0: Dim.DYNAMIC},),")),
@@ -186,7 +188,7 @@ argument = next(iter(inspect.signature(model.forward).parameters))
           _onnx('dynamic_shapes={"pixels": {0: Dim("batch")}},'),
           "dynamic_shapes keyed by a name fits one model only"),
         W("input_names left out", _onnx(_BY_POSITION, names='output_names=["logits"],'),
-          "the input must still be called 'pixels'"),
+          "the server feeds the input by its name"),
         W("output_names left out", _onnx(_BY_POSITION, names='input_names=["pixels"],'),
           "the server reads 'logits'"),
         W("the legacy TorchScript exporter, dynamic_axes", """
@@ -238,7 +240,7 @@ return program"""),
         W(".eval() after exporting", f"""
 {_TWO}program = torch.export.export(model, (example,), {_DYN})
 model.eval()
-return program""", "eval() must come first: after the export it changes the model",
+return program""", "after the export, a mode changes the model",
           hides=True),
         W("torch.no_grad() instead of eval()", f"""
 {_TWO}with torch.no_grad():
@@ -318,5 +320,81 @@ program = torch.export.export(model, (example,), dynamic_shapes=(
 for module, training in zip(model.modules(), modes):
     module.training = training
 return program""", "a bound fitted to the example"),
+    )),
+    Exercise(EXPORT, "export_brightness", right=(
+        R("the scale as a tensor, Dim.AUTO, a batch of 64", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = torch.clamp(x, min=0)
+        return self.net(x / torch.clamp(x.max(), min=1e-6))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:64],),
+                           dynamic_shapes={"x": {0: Dim.AUTO}})"""),
+        R("torch.maximum with a tensor floor, exported from bright images", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, images):
+        images = images.relu()
+        floor = torch.tensor(1e-6)
+        return self.net(images / torch.maximum(images.amax(), floor))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:16] * 3,),
+                           dynamic_shapes=({0: Dim("n")},))"""),
+    ), wrong=(
+        W("the colleague's deployment as it is", "return colleague_deploy(model)",
+          "legacy, deprecated path"),
+        W("torch.export of the wrapper as it is",
+          'return torch.export.export(model, (X_test[:8],), '
+          'dynamic_shapes=({0: Dim("batch")},))',
+          "refuses to turn a tensor into a Python number"),
+        W("the net alone: no scaling at all", """
+return torch.export.export(model.net, (X_test[:8],), dynamic_shapes=({0: Dim("batch")},))""",
+          "a number computed from the export's example", hides=True),
+        W(".item() in the scale", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = x.clamp(min=0)
+        return self.net(x / max(x.amax().item(), 1e-6))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "refuses to turn a tensor into a Python number"),
+        W("the scale as a tensor, a static batch", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = x.clamp(min=0)
+        return self.net(x / x.amax().clamp(min=1e-6))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],))""",
+          "the batch dimension is not dynamic"),
+        W("the scale per image (the colleague's is per batch)", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = x.clamp(min=0)
+        top = x.amax(dim=(1, 2, 3), keepdim=True).clamp(min=1e-6)
+        return self.net(x / top)
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "The program disagrees with the model on"),
     )),
 ]
