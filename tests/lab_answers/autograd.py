@@ -31,55 +31,68 @@ def chunks(start: str = "", inner: str = "", update: str = _STEP, end: str = "",
     return code.replace("return losses, h", after + "return losses, h") if after else code
 
 
+def _repaired(body: str) -> str:
+    """A subclass of the colleague's TabularNet whose forward is ``body``."""
+    forward = "\n".join("        " + line if line else "" for line in body.splitlines())
+    return (f"class Repaired(TabularNet):\n    def forward(self, x):\n{forward}\n\n"
+            "return Repaired()")
+
+
 EXERCISES: list[Exercise] = [
     # ================================================================== lab-autograd
-    Exercise(AUTOGRAD, "train_step_zero_grad", right=(
-        R("zero_grad() after step()",
-          "loss = F.mse_loss(model(x), y)\nloss.backward()\noptimizer.step()\n"
-          "optimizer.zero_grad()\nreturn loss.item()"),
-        R("model.zero_grad() first",
-          "model.zero_grad()\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
-          "optimizer.step()\nreturn loss.item()"),
-        R("zero_grad(set_to_none=False)",
-          "optimizer.zero_grad(set_to_none=False)\nloss = F.mse_loss(model(x), y)\n"
-          "loss.backward()\noptimizer.step()\nreturn loss.item()"),
-        R("p.grad = None for every parameter",
-          "for p in model.parameters():\n    p.grad = None\nloss = F.mse_loss(model(x), y)\n"
-          "loss.backward()\noptimizer.step()\nreturn loss.item()"),
+    Exercise(AUTOGRAD, "tabular_net", right=(
+        R("the gain computed after the no_grad block", _repaired(
+            "with torch.no_grad():\n"
+            "    mean = x.mean(dim=0)\n"
+            "    std = x.std(dim=0) + 1e-5\n"
+            "gain = self.log_gain.exp()\n"
+            "z = (x - mean) / std * gain + self.bias\n"
+            "return self.mlp(z)")),
+        R("no no_grad block at all (x requires no grad)", _repaired(
+            "z = (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5) * self.log_gain.exp()\n"
+            "return self.mlp(z + self.bias)")),
+        R("a copy of the class, edited",
+          "class Copy(nn.Module):\n"
+          "    def __init__(self):\n"
+          "        super().__init__()\n"
+          "        self.log_gain = nn.Parameter(torch.zeros(6))\n"
+          "        self.bias = nn.Parameter(torch.zeros(6))\n"
+          "        self.mlp = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))\n"
+          "\n"
+          "    def forward(self, x):\n"
+          "        with torch.no_grad():\n"
+          "            mean, std = x.mean(dim=0), x.std(dim=0) + 1e-5\n"
+          "        return self.mlp((x - mean) / std * torch.exp(self.log_gain) + self.bias)\n"
+          "\n"
+          "return Copy()"),
     ), wrong=(
-        W("zero_grad() between backward() and step()",
-          "loss = F.mse_loss(model(x), y)\nloss.backward()\noptimizer.zero_grad()\n"
-          "optimizer.step()\nreturn loss.item()",
-          "The weights did not move: zero_grad() between backward() and step()"),
-        W("no zero_grad() at all",
-          "loss = F.mse_loss(model(x), y)\nloss.backward()\noptimizer.step()\nreturn loss.item()",
-          "The step used an accumulated gradient"),
-        W("no zero_grad(), the gradient clipped instead",
-          "loss = F.mse_loss(model(x), y)\nloss.backward()\n"
-          "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\noptimizer.step()\n"
-          "return loss.item()",
-          "Clipping the gradient only hides the sum", hides=True),
-        W("only the weight's gradient cleared",
-          "model.weight.grad = None\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
-          "optimizer.step()\nreturn loss.item()",
-          "zero every parameter's gradient"),
-        W("the loss tensor returned",
-          "optimizer.zero_grad()\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
-          "optimizer.step()\nreturn loss",
-          "Return loss.item(), a Python float"),
-        W("the update written by hand through .data at the lab's learning rate",
-          "model.zero_grad()\nloss = F.mse_loss(model(x), y)\nloss.backward()\n"
-          "for p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.05)\n"
-          "return loss.item()",
-          "with the optimizer it is given"),
-        W("the lab's global batch, cut to the length of x",
-          "optimizer.zero_grad()\nloss = F.mse_loss(model(X[:len(x)]), Y[:len(y)])\n"
-          "loss.backward()\noptimizer.step()\nreturn loss.item()",
-          "use its arguments"),
-        W("the loss measured again after the step",
-          "optimizer.zero_grad()\nF.mse_loss(model(x), y).backward()\noptimizer.step()\n"
-          "with torch.no_grad():\n    return F.mse_loss(model(x), y).item()",
-          "another number than the loss the step was computed from"),
+        W("the colleague's model as it is (the bug)", "return TabularNet()",
+          "No gradient reaches log_gain"),
+        W("log_gain frozen, so that no trainable parameter lacks a gradient",
+          "model = TabularNet()\nmodel.log_gain.requires_grad_(False)\nreturn model",
+          "no longer require grad", hides=True),
+        W("0 * log_gain added to the output, so that a gradient appears", _repaired(
+            "return super().forward(x) + 0 * self.log_gain.sum()"),
+          "a term added only to make a gradient appear", hides=True),
+        W("the gain read through .data outside the block", _repaired(
+            "mean, std = x.mean(dim=0), x.std(dim=0) + 1e-5\n"
+            "gain = self.log_gain.data.exp()\n"
+            "return self.mlp((x - mean) / std * gain + self.bias)"),
+          "No gradient reaches log_gain"),
+        W("the gain made a new leaf inside the block", _repaired(
+            "with torch.no_grad():\n"
+            "    mean, std = x.mean(dim=0), x.std(dim=0) + 1e-5\n"
+            "    gain = self.log_gain.exp().clone().requires_grad_()\n"
+            "return self.mlp((x - mean) / std * gain + self.bias)"),
+          "No gradient reaches log_gain", hides=True),
+        W("the gain dropped", _repaired(
+            "mean, std = x.mean(dim=0), x.std(dim=0) + 1e-5\n"
+            "return self.mlp((x - mean) / std + self.bias)"),
+          "the scores differ from what the docstring says"),
+        W("the statistics of the lab's X, not of the batch", _repaired(
+            "mean, std = X.mean(dim=0), X.std(dim=0) + 1e-5\n"
+            "return self.mlp((x - mean) / std * self.log_gain.exp() + self.bias)"),
+          "the scores differ from what the docstring says"),
     )),
     Exercise(AUTOGRAD, "train_chunks_detach", right=(
         R("h.detach() at the end of each chunk", chunks(end="h = h.detach()")),
@@ -88,7 +101,7 @@ EXERCISES: list[Exercise] = [
             update=_STEP + "\n    h = h.detach()")),
     ), wrong=(
         W("h carried as is (the bug)", chunks(),
-          "h still carries the previous chunk's graph"),
+          "The hidden state still carries the previous chunk's graph"),
         W("backward(retain_graph=True), the fix the error message suggests",
           chunks(update=_STEP.replace("backward()", "backward(retain_graph=True)")),
           "retain_graph=True is not a fix", hides=True),
@@ -102,33 +115,40 @@ EXERCISES: list[Exercise] = [
           "optimizer steps for 12 chunks"),
         W("a batch of one hard-coded in the first hidden state",
           chunks(start="h = h.detach()").replace("inputs.shape[2]", "1"),
-          "take the sizes from the cell and the data"),
+          "take the hidden size from the cell and the batch size from the data"),
         W("the example's hidden size hard-coded",
           chunks(start="h = h.detach()").replace("cell.hidden_size", "16"),
-          "take the sizes from the cell and the data"),
+          "take the hidden size from the cell and the batch size from the data"),
         W("gradients never zeroed between chunks",
           chunks(start="h = h.detach()", update="loss.backward()\n    optimizer.step()"),
-          "zero the gradients before each"),
+          "the gradients of earlier chunks must not pile up"),
     )),
     Exercise(AUTOGRAD, "fixed_gate_inplace", right=(
-        R("torch.add", "h = torch.sigmoid(self.fc1(x))\nh = torch.add(h, self.skip(x))\n"
-          "return self.fc2(h)"),
-        R("clone, then +=", "h = torch.sigmoid(self.fc1(x)).clone()\nh += self.skip(x)\n"
-          "return self.fc2(h)"),
-        R("one expression", "return self.fc2(torch.sigmoid(self.fc1(x)) + self.skip(x))"),
+        R("clone, then += on the slice", "h = torch.sigmoid(self.fc1(x)).clone()\n"
+          "h[:, :4] += x\nreturn self.fc2(h)"),
+        R("the input padded with zeros, added out of place",
+          "h = torch.sigmoid(self.fc1(x))\nreturn self.fc2(h + F.pad(x, (0, 4)))"),
+        R("index_add (out of place)", "h = torch.sigmoid(self.fc1(x))\n"
+          "h = h.index_add(1, torch.arange(4), x)\nreturn self.fc2(h)"),
+        R("x concatenated with zeros", "h = torch.sigmoid(self.fc1(x))\n"
+          "return self.fc2(h + torch.cat([x, torch.zeros_like(x)], dim=1))"),
     ), wrong=(
-        W("+= kept (the bug)", "h = torch.sigmoid(self.fc1(x))\nh += self.skip(x)\n"
-          "return self.fc2(h)", "h is still modified in place"),
+        W("+= on the slice kept (the bug)", "h = torch.sigmoid(self.fc1(x))\n"
+          "h[:, :4] += x\nreturn self.fc2(h)", "is still modified in place"),
         W("h.detach() before the in-place add",
-          "h = torch.sigmoid(self.fc1(x)).detach()\nh += self.skip(x)\nreturn self.fc2(h)",
+          "h = torch.sigmoid(self.fc1(x)).detach()\nh[:, :4] += x\nreturn self.fc2(h)",
           "Some weights get no gradient", hides=True),
-        W("h.data += ...", "h = torch.sigmoid(self.fc1(x))\nh.data += self.skip(x)\n"
-          "return self.fc2(h)", "h.detach() or h.data hides the error", hides=True),
+        W("h.data[:, :4] += x", "h = torch.sigmoid(self.fc1(x))\nh.data[:, :4] += x\n"
+          "return self.fc2(h)", "a change made through .data escapes the version check",
+          hides=True),
         W("the add under torch.no_grad()", "h = torch.sigmoid(self.fc1(x))\n"
-          "with torch.no_grad():\n    h += self.skip(x)\nreturn self.fc2(h)",
-          "h is still modified in place", hides=True),
-        W("in-place sigmoid_ then +=", "h = self.fc1(x)\nh.sigmoid_()\nh += self.skip(x)\n"
-          "return self.fc2(h)", "h is still modified in place"),
+          "with torch.no_grad():\n    h[:, :4] += x\nreturn self.fc2(h)",
+          "is still modified in place", hides=True),
+        W("in-place sigmoid_ then +=", "h = self.fc1(x)\nh.sigmoid_()\nh[:, :4] += x\n"
+          "return self.fc2(h)", "is still modified in place"),
+        W("the input added to the last 4 gates", "h = torch.sigmoid(self.fc1(x))\n"
+          "return self.fc2(torch.cat([h[:, :4], h[:, 4:] + x], dim=1))",
+          "computes another function than Gate"),
     )),
     Exercise(AUTOGRAD, "combine_keeps_graph", right=(
         R("sum(losses) / len(losses)", "return sum(losses) / len(losses)"),
