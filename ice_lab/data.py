@@ -49,6 +49,8 @@ __all__ = [
     "NoisyDigits",
     "WorkerProbe",
     "RaggedSequences",
+    "RandomContrast",
+    "AugmentedDigits",
 ]
 
 #: The weights and bias of the synthetic regression data (Training chapter).
@@ -380,6 +382,53 @@ class WorkerProbe(Dataset):
         info = get_worker_info()
         worker = -1 if info is None else info.id
         return torch.tensor([index, worker, os.getpid(), np.random.random()], dtype=torch.float64)
+
+
+class RandomContrast:
+    """An augmentation for image tensors: multiplies the image by a random contrast factor
+    between ``1 - strength`` and ``1 + strength``, drawn from a generator the object holds:
+    ``self.rng = random.Random(seed)`` (Python's ``random.Random``, not the ``random``
+    module's global generator), so that one seed repeats a run.
+
+    Taught in the Datasets lab (``labs/lab-datasets.ipynb``): each DataLoader worker gets a
+    copy of the augmentation and of its generator.
+    """
+
+    def __init__(self, strength: float = 0.5, seed: int = 0) -> None:
+        self.strength = check_number("strength", strength, minimum=0, maximum=1)
+        self.rng = random.Random(_check_int("seed", seed, 0))
+
+    def __call__(self, image: torch.Tensor) -> torch.Tensor:
+        factor = self.rng.uniform(1.0 - self.strength, 1.0 + self.strength)
+        return image * factor
+
+    def __repr__(self) -> str:
+        return f"RandomContrast(strength={self.strength})"
+
+
+class AugmentedDigits(Dataset):
+    """The first ``n`` digits as ``(1, 8, 8)`` float tensors (0–1) and their labels, each
+    image passed through ``transform`` (e.g. ``RandomContrast``) on every access. The
+    images before the transform are in ``self.clean``.
+
+    Taught in the Datasets lab (``labs/lab-datasets.ipynb``).
+    """
+
+    def __init__(self, transform: Callable[[torch.Tensor], torch.Tensor] | None = None, n: int | None = None) -> None:
+        images, labels = _digits()
+        count = len(labels) if n is None else min(_check_int("n", n, 1), len(labels))
+        self.clean = torch.from_numpy(images[:count] / 16.0).float().unsqueeze(1)
+        self.labels = torch.from_numpy(labels[:count].copy())
+        self.transform = transform
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        image = self.clean[index]
+        if self.transform is not None:
+            image = self.transform(image)
+        return image, self.labels[index]
 
 
 class RaggedSequences(Dataset):
