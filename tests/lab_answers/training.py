@@ -85,25 +85,8 @@ def run_answer(start="", batch="", end=_PLATEAU_OR_NOT.format(metric="val_loss")
     return _RUN.format(start=start or "pass", batch=batch or "pass", end=end or "pass")
 
 
-_STABLY = """
-optimizer = torch.optim.SGD(model.parameters(), lr={lr})
-losses = []
-for epoch in range(epochs):
-    for xb, yb in loader:
-        optimizer.zero_grad()
-        loss = {loss}
-        loss.backward()
-        {clip}
-        optimizer.step()
-        {after}
-        losses.append(loss.item())
-return losses
-"""
-
-
-def stably(lr="0.05", loss="mse(model(xb), yb)", clip="", after=""):
-    return _STABLY.format(lr=lr, loss=loss, clip=clip or "pass", after=after or "pass")
-
+_LOADERS = ("return (DataLoader({train}, batch_size=batch_size, shuffle=True),\n"
+            "        DataLoader({val}, batch_size=256))")
 
 _CLIP = "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm={})"
 
@@ -123,7 +106,7 @@ EXERCISES: list[Exercise] = [
           "are the gradients cleared on every batch"),
         W("no zero_grad() (the bug)", epoch(first=""), "are the gradients cleared on every batch"),
         W("zero_grad() between backward() and step()", epoch(first="", middle="optimizer.zero_grad()"),
-          "zero_grad() between backward() and step() wipes every fresh gradient"),
+          "cleared between backward() and step()"),
         W("no zero_grad(), the gradient clipped", epoch(first="", middle=_CLIP.format(1.0)),
           "only hides the stale gradients", hides=True),
         W("the sum of the batch losses", epoch(result="total"),
@@ -170,7 +153,7 @@ return sum(losses) / n, hits / n
 """),
     ), wrong=(
         W("torch.no_grad() without model.eval()", validate_answer(before="", after=""),
-          "is the model in eval() mode (no_grad alone is not enough)?"),
+          "torch.no_grad() does not change the mode"),
         W("model.train() at the end whatever the mode was", validate_answer(
             before="model.eval()", after="model.train()"),
           "a model that was in eval mode must stay in eval mode"),
@@ -228,7 +211,7 @@ return loss, acc
         W("the validation loss passed to every scheduler", run_answer(end="scheduler.step(val_loss)"),
           "StepLR.step() takes no metric"),
         W("every scheduler stepped without the metric", run_answer(end="scheduler.step()"),
-          "it needs the metric, scheduler.step(val_loss)"),
+          "ReduceLROnPlateau needs the metric it watches"),
         W("ReduceLROnPlateau stepped with the training loss",
           run_answer(end=_PLATEAU_OR_NOT.format(metric="loss.item()")),
           "must be stepped with the validation loss"),
@@ -245,7 +228,7 @@ return loss, acc
                 "        scheduler.step()\n    else:\n        scheduler.step(val_loss)"),
           "test for ReduceLROnPlateau instead"),
         W("the example's 3 epochs", run_answer().replace("range(epochs)", "range(3)"),
-          "loop over range(epochs)"),
+          "not the lab's 3"),
         W("the rates computed from the example's schedule", run_answer().replace(
             'lrs.append(optimizer.param_groups[0]["lr"])', "lrs.append(0.5 * 0.5 ** epoch)"),
           "not computed from a schedule"),
@@ -273,19 +256,19 @@ return loss, acc
     ), wrong=(
         W("micro-batch losses not divided",
           "model.zero_grad()\nfor xb, yb in micro_batches:\n    loss_fn(model(xb), yb).backward()",
-          "divide each micro-batch loss by the number of micro-batches"),
+          "times the whole batch's. Each micro-batch's mse is already a mean"),
         W("divided by the micro-batch size",
           "model.zero_grad()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / len(xb)).backward()",
-          "(not by the batch size)"),
+          "the micro-batch size is the wrong count"),
         W("old gradients not cleared",
           "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
-          "clear old gradients first"),
+          "plus the old one"),
         W("a fixed 4", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
-          "    (loss_fn(model(xb), yb) / 4).backward()", "not by a fixed 4"),
+          "    (loss_fn(model(xb), yb) / 4).backward()", "not a fixed 4"),
         W("off by one: divided by len - 1", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / (len(micro_batches) - 1)).backward()",
-          "divide each micro-batch loss by the number of micro-batches"),
+          "times the whole batch's. Each micro-batch's mse is already a mean"),
         W("one backward() on the mean of all the losses",
           "model.zero_grad()\nlosses = [loss_fn(model(xb), yb) for xb, yb in micro_batches]\n"
           "torch.stack(losses).mean().backward()",
@@ -293,10 +276,10 @@ return loss, acc
         # fitted to the example: a batch of 64 from which the count is inferred
         W("the count inferred from a batch of 64", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / (64 // len(xb))).backward()",
-          "not by a number fitted to the lab's 64"),
+          "not from a number fitted to the lab's 64"),
         W("each loss weighted by its share of a fixed 64", "model.zero_grad()\n"
           "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) * len(xb) / 64).backward()",
-          "not by a number fitted to the lab's 64"),
+          "not from a number fitted to the lab's 64"),
         W("mse instead of the loss_fn given", "model.zero_grad()\nfor xb, yb in micro_batches:\n"
           "    (mse(model(xb), yb) / len(micro_batches)).backward()",
           "call the loss_fn accumulate_gradients is given"),
@@ -305,35 +288,50 @@ return loss, acc
           "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
           "p.grad.zero_() needs a gradient to zero"),
     )),
-    Exercise(TRAINING, "nan_fix", right=(
-        R("lr=0.05 without clipping", stably()),
-        R("lr=0.1 with clipping at 1.0", stably(lr="0.1", clip=_CLIP.format(1.0))),
-        R("SGD with momentum 0.9 at lr=0.01", stably(lr="0.01, momentum=0.9")),
-        R("nn.MSELoss on a flattened output", stably(loss="nn.MSELoss()(model(xb).view(-1), yb)")),
+    Exercise(TRAINING, "split_fix", right=(
+        R("random_split with counts", "n_val = int(len(data) * val_fraction)\n"
+          "train, val = torch.utils.data.random_split(data, [len(data) - n_val, n_val])\n"
+          + _LOADERS.format(train="train", val="val")),
+        R("random_split with fractions", "train, val = torch.utils.data.random_split("
+          "data, [1 - val_fraction, val_fraction])\n" + _LOADERS.format(train="train", val="val")),
+        R("the colleague's load_split with one private generator, seeded the same for both",
+          "def rows(name):\n"
+          "    n_val = int(len(data) * val_fraction)\n"
+          "    order = torch.randperm(len(data), generator=torch.Generator().manual_seed(7))\n"
+          "    return Subset(data, (order[:n_val] if name == 'val' else order[n_val:]).tolist())\n"
+          + _LOADERS.format(train="rows('train')", val="rows('val')")),
+        R("one permutation, index tensors", "order = torch.randperm(len(data))\n"
+          "n_val = int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, order[n_val:])", val="Subset(data, order[:n_val])")),
     ), wrong=(
-        W("a learning rate merely tiny", stably(lr="1e-5"),
-          "no blow-up, but the model does not learn either", hides=True),
-        W("lr=0.5 unchanged", stably(lr="0.5"), "NaN/Inf still appear in the model"),
-        W("clipping after step()", stably(lr="0.5", after=_CLIP.format(5.0)),
-          "clipping after step() is too late"),
-        W("nan_to_num on the loss", stably(lr="0.5", loss="torch.nan_to_num(mse(model(xb), yb))"),
-          "nan_to_num or skipping bad steps hides it", hides=True),
-        W("one loss per epoch", stably().replace("        losses.append(loss.item())", "        pass")
-          .replace("return losses", "    losses.append(loss.item())\nreturn losses"),
-          "return one loss per batch"),
-        # fitted to the example: its five epochs
-        W("the example's five epochs", stably().replace("range(epochs)", "range(5)"),
-          "loop over range(epochs), not the lab's 5"),
-        # the symptom removed by changing the problem: another loss, the data scaled
-        W("Smooth L1 at lr=0.5", stably(lr="0.5", loss="F.smooth_l1_loss(model(xb).squeeze(1), yb)"),
-          "The loss is not mse(model(xb), yb)", hides=True),
-        W("L1 at lr=0.5", stably(lr="0.5", loss="(model(xb).squeeze(1) - yb).abs().mean()"),
-          "The loss is not mse(model(xb), yb)", hides=True),
-        W("the inputs scaled down in place, lr=0.5 kept",
-          "loader.dataset.tensors[0].mul_(0.1)\n" + stably(lr="0.5"),
-          "changed the data (X or y) in place", hides=True),
-        # bookkeeping
-        W("the loss tensors kept", stably().replace("losses.append(loss.item())", "losses.append(loss)"),
-          "return a list of Python floats"),
+        W("the colleague's prepare as it is", "return prepare(data, val_fraction, batch_size)",
+          "validation rows are training rows too"),
+        W("the rows in their stored order", "cut = len(data) - int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, range(cut))",
+                            val="Subset(data, range(cut, len(data)))"),
+          "takes the rows in their stored order"),
+        W("the shared rows dropped from training",
+          "train = load_split('train', data, val_fraction)\n"
+          "val = load_split('val', data, val_fraction)\n"
+          "kept = sorted(set(train.indices) - set(val.indices))\n"
+          + _LOADERS.format(train="Subset(data, kept)", val="val"),
+          "rows are in neither split", hides=True),
+        W("PyTorch's global seed reset before each split",
+          "torch.manual_seed(0)\ntrain = load_split('train', data, val_fraction)\n"
+          "torch.manual_seed(0)\nval = load_split('val', data, val_fraction)\n"
+          + _LOADERS.format(train="train", val="val"),
+          "reseeds PyTorch's global random generator", hides=True),
+        W("one row in both (off by one)", "rows = torch.randperm(len(data)).tolist()\n"
+          "cut = int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut + 1])"),
+          "validation rows are training rows too"),
+        W("validation on the training rows", "rows = torch.randperm(len(data)).tolist()\n"
+          "cut = int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[cut:])"),
+          "validation rows are training rows too"),
+        W("the example's 1527 rows hard-coded", "rows = torch.randperm(1527).tolist()\n"
+          "cut = int(1527 * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])"),
+          "iterating the training loader fails"),
     )),
 ]
