@@ -157,7 +157,7 @@ return (X - mean) / safe_std"""),
         W("only pixel (0, 0) patched, the check's constant pixel", """
 safe_std = std.clone()
 safe_std[..., 0, 0] = 1.0
-return (X - mean) / safe_std""", "replace the std of every pixel whose std is 0"),
+return (X - mean) / safe_std""", "find such pixels from the statistics"),
         W("std clamped to at least 0.2 (the check's pixels varied more)",
           "return (X - mean) / std.clamp_min(0.2)",
           "a clamp, a threshold or one scale for all changes them"),
@@ -281,7 +281,7 @@ if seed is not None:
     ice_lab.set_seed(seed)
 model = make_model()
 optimizer = torch.optim.AdamW(make_model().parameters(), lr=3e-3)
-return model, optimizer""", "The optimizer does not hold"),
+return model, optimizer""", "the optimizer does not hold"),
         W("the seeding dropped", """
 model = make_model()
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
@@ -351,14 +351,14 @@ return F.nll_loss(torch.log(F.softmax(logits, dim=1)), labels)""",
           "it changes with the batch size"),
         W("softmax twice removed, but log_softmax fed to cross_entropy", """
 return F.cross_entropy(F.log_softmax(logits, dim=1) * 2, labels)""",
-          "compute_loss must equal F.cross_entropy(logits, labels)"),
+          "is not the mean cross-entropy of these raw logits"),
         # issue 27's mutation round: the check used one batch of 16 with 10 classes
         W("summed, then divided by 16 (the check's batch)",
           'return F.cross_entropy(logits, labels, reduction="sum") / 16',
           "it changes with the batch size"),
         W("one-hot targets for 10 classes, by hand", """
 return -(F.one_hot(labels, 10) * F.log_softmax(logits, dim=1)).sum(dim=1).mean()""",
-          "take the number of classes from the logits"),
+          "the lab's 10 classes are written into it"),
         W("label smoothing added", "return F.cross_entropy(logits, labels, label_smoothing=0.1)",
           "The check could not tell what went wrong"),
         W("a log-sum-exp by hand, without the max", """
@@ -416,7 +416,7 @@ return loss.item()""", "wipes the gradient just computed", hides=True),
 loss = compute_loss(model(xb), yb)
 loss.backward()
 optimizer.step()
-return loss.item()""", "accumulates, so clear the gradients"),
+return loss.item()""", ".grad accumulates across steps"),
         W("the loss returned as a tensor", """
 optimizer.zero_grad()
 loss = compute_loss(model(xb), yb)
@@ -543,7 +543,7 @@ return total_loss / len(loader), correct / seen""", "the mean of the batch means
           "returns the accuracy as a Tensor"),
         W("the accuracy divided by the number of batches", _evaluate(
             end="n = len(loader.dataset)\nreturn total_loss / n, correct / len(loader)"),
-          "count logits.argmax(dim=1) == yb"),
+          "counted over every sample"),
         W("the first batch only", """
 with torch.no_grad():
     xb, yb = next(iter(loader))
@@ -625,12 +625,12 @@ return torch.cat([x, rows, cols], dim=1)""", "best_device()"),
 n, _, h, w = x.shape
 rows = torch.linspace(-1, 1, h, device=OTHER).view(1, 1, h, 1).expand(n, 1, h, w)
 cols = torch.linspace(-1, 1, w, device=OTHER).view(1, 1, 1, w).expand(n, 1, h, w)
-return torch.cat([x, rows, cols], dim=1)""", "A device written into the code"),
+return torch.cat([x, rows, cols], dim=1)""", "a device written into the code"),
         W("a hard-coded 'cuda'", """
 n, _, h, w = x.shape
 rows = torch.linspace(-1, 1, h, device="cuda").view(1, 1, h, 1).expand(n, 1, h, w)
 cols = torch.linspace(-1, 1, w, device="cuda").view(1, 1, 1, w).expand(n, 1, h, w)
-return torch.cat([x, rows, cols], dim=1)""", "A device written into the code"),
+return torch.cat([x, rows, cols], dim=1)""", "a device written into the code"),
         W("x moved to the CPU first", """
 x = x.cpu()
 n, _, h, w = x.shape
@@ -641,7 +641,7 @@ return torch.cat([x, rows, cols], dim=1)""", "moving x to the CPU hides the erro
 n = x.shape[0]
 rows = torch.linspace(-1, 1, 8, device=x.device).view(1, 1, 8, 1).expand(n, 1, 8, 8)
 cols = torch.linspace(-1, 1, 8, device=x.device).view(1, 1, 1, 8).expand(n, 1, 8, 8)
-return torch.cat([x, rows, cols], dim=1)""", "take the sizes from x"),
+return torch.cat([x, rows, cols], dim=1)""", "the sizes of the lab's 8x8 digits are written into it"),
         W("the coordinates from 0 to 1", """
 n, _, h, w = x.shape
 rows = torch.linspace(0, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
@@ -651,7 +651,7 @@ return torch.cat([x, rows, cols], dim=1)""", "computes other values than the col
 n, _, h, w = x.shape
 rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
 cols = torch.linspace(-1, 1, h, device=x.device).view(1, 1, 1, h).expand(n, 1, h, w)
-return torch.cat([x, rows, cols], dim=1)""", "take the sizes from x"),
+return torch.cat([x, rows, cols], dim=1)""", "the sizes of the lab's 8x8 digits are written into it"),
         W("columns before rows", """
 n, _, h, w = x.shape
 rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
