@@ -9,6 +9,8 @@
   the budget's on CPU), fits the growth per step and plots it: a leak is a slope.
 * ``estimate_peak`` and ``cap_gpu_memory`` answer "will it fit on the GPU?"; they live in
   ``ice_lab.gpu_memory`` and can be imported from here too.
+* ``memory_limit``, ``traced`` and ``peak_bytes`` run the same code under a limit, a trace
+  or a peak measurement on a CPU (a budget) and on a GPU (CUDA's allocator).
 
 Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit page
 (``book/toolkit.ipynb``). How the bytes are counted: ``ice_lab/_storage_tracker.py``.
@@ -16,8 +18,10 @@ Taught in the Devices chapter (``book/devices.ipynb``); shown on the toolkit pag
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Union
 
@@ -26,7 +30,8 @@ import torch
 from ._storage_tracker import _Tracker, _TrackingMode
 from ._text import check_int, format_bytes
 
-__all__ = ["MemoryBudget", "MemoryTrace", "memory_trace", "parse_bytes"]
+__all__ = ["MemoryBudget", "MemoryTrace", "memory_limit", "memory_trace", "parse_bytes",
+           "peak_bytes", "traced"]
 
 _UNITS = {
     "b": 1,
@@ -266,3 +271,73 @@ def memory_trace(budget: MemoryBudget | None = None) -> MemoryTrace:
     (``book/toolkit.ipynb``).
     """
     return MemoryTrace(budget)
+
+
+# ---------------------------------------------------------------------------------------
+# memory_limit, traced, peak_bytes: the same code on a CPU and on a GPU
+# ---------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def memory_limit(mib: float, *, gpu_scale: float = 1.0) -> Iterator[Any]:
+    """At most ``mib`` MiB of new tensor memory inside the ``with`` block, else
+    ``torch.OutOfMemoryError``, on whatever machine runs it.
+
+    Without CUDA it is ``MemoryBudget(mib MiB)``, simulated, and the block gets the budget
+    (``.live``, ``.peak``). With CUDA it is a real cap (``cap_gpu_memory``) at what is
+    reserved now plus ``mib * gpu_scale`` MiB; the block gets the cap. CUDA's caching
+    allocator reserves memory in blocks of 2 MiB and 20 MiB, which blur a limit of a few
+    MiB: a lab that makes its data ``gpu_scale`` times larger on a GPU scales its limits
+    with it.
+
+    Used by the out-of-memory lab (``labs/lab-oom.ipynb``; chapter: Devices,
+    ``book/devices.ipynb``).
+    """
+    if not torch.cuda.is_available():
+        with MemoryBudget(max(1, int(mib * 2**20))) as budget:
+            yield budget
+        return
+    from .gpu_memory import cap_gpu_memory
+
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    with cap_gpu_memory((torch.cuda.memory_reserved() + mib * gpu_scale * 2**20) / 2**30) as cap:
+        yield cap
+
+
+@contextlib.contextmanager
+def traced(limit_mib: float | None = None, *, gpu_scale: float = 1.0) -> Iterator[MemoryTrace]:
+    """A ``memory_trace`` for the ``with`` block, under ``memory_limit(limit_mib)`` if given:
+    call ``.record(step)`` once per step inside it. Without CUDA it records the live bytes
+    of a ``MemoryBudget`` around the block; with CUDA, ``torch.cuda.memory_allocated``.
+
+    Used by the out-of-memory lab (``labs/lab-oom.ipynb``; chapter: Devices,
+    ``book/devices.ipynb``).
+    """
+    if limit_mib is not None:
+        with memory_limit(limit_mib, gpu_scale=gpu_scale) as limit:
+            yield memory_trace(limit if isinstance(limit, MemoryBudget) else None)
+    elif torch.cuda.is_available():
+        yield memory_trace()
+    else:
+        with MemoryBudget(None) as budget:
+            yield memory_trace(budget)
+
+
+def peak_bytes(fn: Callable[[], object]) -> int:
+    """The peak bytes of tensor memory allocated while ``fn()`` runs (above what was
+    allocated before): CUDA's own peak with CUDA, else a ``MemoryBudget``'s.
+
+    Used by the out-of-memory lab (``labs/lab-oom.ipynb``; chapter: Devices,
+    ``book/devices.ipynb``).
+    """
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        start = torch.cuda.memory_allocated()
+        fn()
+        torch.cuda.synchronize()
+        return int(torch.cuda.max_memory_allocated() - start)
+    with MemoryBudget(None) as budget:
+        fn()
+    return budget.peak

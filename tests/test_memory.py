@@ -424,3 +424,78 @@ def test_trace_on_cuda_reads_the_allocator(monkeypatch):
     ax = trace.plot()
     assert len(ax.lines) == 2 and "1.95 KiB/step" in ax.get_title()
     assert repr(trace) == "MemoryTrace(3 records from torch.cuda.memory_allocated)"
+
+
+# -- memory_limit, traced, peak_bytes (labs/lab-oom.ipynb) ------------------------------------
+needs_cpu = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU path: a budget")
+
+
+@needs_cpu
+def test_memory_limit_is_a_budget_on_cpu():
+    from ice_lab.memory import memory_limit
+
+    with memory_limit(1) as budget:
+        small = torch.zeros(2**16)  # 256 KiB: fits
+        assert isinstance(budget, MemoryBudget) and budget.limit == MiB
+        assert budget.live == small.numel() * 4
+    with pytest.raises(torch.OutOfMemoryError, match="Simulated"):
+        with memory_limit(0.5, gpu_scale=16):  # the scale is for GPUs only
+            torch.zeros(2**18)  # 1 MiB
+
+
+@needs_cpu
+def test_traced_records_live_bytes_per_step_under_an_optional_limit():
+    from ice_lab.memory import traced
+
+    kept = []
+    with traced() as trace:
+        for step in range(3):
+            kept.append(torch.zeros(1024))  # 4 KiB kept per step
+            trace.record(step)
+    assert trace.growth_per_step() == 4096
+    with pytest.raises(torch.OutOfMemoryError):
+        with traced(limit_mib=0.01) as trace:
+            for step in range(10):
+                kept.append(torch.zeros(1024))
+                trace.record(step)
+    assert 1 <= len(trace.allocated) < 10
+
+
+@needs_cpu
+def test_peak_bytes_counts_what_lived_at_once():
+    from ice_lab.memory import peak_bytes
+
+    def two_then_one():
+        a = torch.zeros(1024)
+        b = torch.zeros(1024)
+        del a, b
+        torch.zeros(512)
+
+    assert peak_bytes(two_then_one) == 2 * 4096
+
+
+def test_memory_limit_on_cuda_caps_what_is_reserved_plus_the_scaled_limit(monkeypatch):
+    """The CUDA path, with the allocator faked: a cap at reserved + mib * gpu_scale MiB."""
+    import ice_lab.gpu_memory
+    from ice_lab.memory import memory_limit
+
+    caps = []
+
+    class FakeCap:
+        def __init__(self, gib):
+            caps.append(gib)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda *a, **k: None)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda *a, **k: 2**30)
+    monkeypatch.setattr(ice_lab.gpu_memory, "cap_gpu_memory", FakeCap)
+    with memory_limit(4, gpu_scale=16) as cap:
+        assert isinstance(cap, FakeCap)
+    assert caps == [1 + 4 * 16 / 1024]

@@ -77,6 +77,35 @@ while bad - good > 1:
 return good"""
 
 
+_COLLEAGUE = """average = {name: p.detach().clone() for name, p in model.named_parameters()}
+losses, grads = [], []
+for step in range(steps):
+    x, y = batch(step)
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    grads.append({name: p.grad for name, p in model.named_parameters()})
+    optimizer.step()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            average[name] = 0.9 * average[name] + 0.1 * p
+    losses.append(loss.item())
+    if trace is not None:
+        trace.record(step)
+norms = {name: [g[name].norm().item() for g in grads] for name in average}
+return losses, norms, average"""
+
+
+def colleague(old: str = "", new: str = "") -> str:
+    """The colleague's loop (exercise 4) with one piece replaced."""
+    assert old in _COLLEAGUE
+    return _COLLEAGUE.replace(old, new)
+
+
+_GRADS = "grads.append({name: p.grad for name, p in model.named_parameters()})"
+_NORMS = "norms = {name: [g[name].norm().item() for g in grads] for name in average}"
+
+
 EXERCISES: list[Exercise] = [
     # ================================================================== lab-oom
     Exercise(OOM, "oom_leak", right=(
@@ -100,7 +129,7 @@ EXERCISES: list[Exercise] = [
     ), wrong=(
         W(".detach() on total_loss only",
           "total_loss += loss.detach()\nval_history.append(F.cross_entropy(model(Xv), Yv))",
-          "keep loss.item() (or compute the validation loss under torch.no_grad())"),
+          "detaching total_loss alone leaves the graphs"),
         W("gc.collect() after each step",
           "import gc\ntotal_loss += loss.item()\n"
           "val_history.append(F.cross_entropy(model(Xv), Yv))\ngc.collect()",
@@ -194,7 +223,7 @@ return best"""), "Doubling alone only brackets the answer"),
                                                              "memory_limit(2 * limit_mib)"),
           "Try each size under memory_limit(limit_mib) itself"),
         W("the OOM not caught", search(catch="ValueError"),
-          "catch torch.OutOfMemoryError around each try"),
+          "a try that does not fit ended the search"),
         W("the answer for this limit hard-coded", "return 777",
           "a number found once and hard-coded is not a search", hides=True),
         W("a linear search from 1", _FITS.format(catch="torch.OutOfMemoryError")
@@ -288,5 +317,50 @@ accuracy = torch.tensor(correct / len(y))""", "splitting it into chunks fits the
         correct += (out.argmax(dim=1) == yc).sum()
 loss = torch.stack(means).mean()
 accuracy = correct / len(y)""", "a mean of the chunks' means"),
+    )),
+    Exercise(OOM, "oom_colleague", right=(
+        R("the norms taken at every step, as numbers",
+          colleague(_GRADS, "grads.append({name: p.grad.norm().item() "
+                    "for name, p in model.named_parameters()})")
+          .replace(_NORMS, "norms = {name: [g[name] for g in grads] for name in average}")),
+        R("float(torch.linalg.vector_norm(...)) per parameter, lists filled in the loop",
+          colleague(_GRADS, "for name, p in model.named_parameters():\n"
+                    "        norms.setdefault(name, []).append("
+                    "float(torch.linalg.vector_norm(p.grad)))")
+          .replace("losses, grads = [], []", "losses, norms = [], {}").replace(_NORMS, "")),
+        R("0-d norm tensors kept (4 bytes each, no graph)",
+          colleague(_GRADS, "grads.append({name: p.grad.norm() "
+                    "for name, p in model.named_parameters()})")
+          .replace("g[name].norm().item()", "g[name]")),
+        R("the average updated in place, norms as numbers",
+          colleague(_GRADS, "grads.append({name: p.grad.norm().item() "
+                    "for name, p in model.named_parameters()})")
+          .replace(_NORMS, "norms = {name: [g[name] for g in grads] for name in average}")
+          .replace("average[name] = 0.9 * average[name] + 0.1 * p",
+                   "average[name].mul_(0.9).add_(0.1 * p)")),
+    ), wrong=(
+        W("the colleague's loop as it is", colleague(), "memory still grows"),
+        W("the gradients cloned before they are kept",
+          colleague("p.grad for name", "p.grad.clone() for name"), "memory still grows"),
+        W("the gradients detached before they are kept",
+          colleague("p.grad for name", "p.grad.detach() for name"), "memory still grows"),
+        W("gc.collect() after every step",
+          colleague("losses.append(loss.item())",
+                    "losses.append(loss.item())\n    import gc\n    gc.collect()"),
+          "memory still grows"),
+        W("zero_grad(set_to_none=False): one gradient tensor, zeroed in place",
+          colleague("optimizer.zero_grad()", "optimizer.zero_grad(set_to_none=False)"),
+          "the same at every step", hides=True),
+        W("only the last step's gradients kept",
+          colleague(_GRADS, "grads = [{name: p.grad for name, p in "
+                    "model.named_parameters()}]"),
+          "the report is incomplete", hides=True),
+        W("the report dropped", colleague(_GRADS, "pass").replace(_NORMS, "norms = {}"),
+          "the report is incomplete", hides=True),
+        W("the norms of the weights, not of their gradients",
+          colleague(_GRADS, "grads.append({name: p.norm().item() "
+                    "for name, p in model.named_parameters()})")
+          .replace(_NORMS, "norms = {name: [g[name] for g in grads] for name in average}"),
+          "the gradient norms differ from the colleague's loop"),
     )),
 ]
