@@ -31,6 +31,18 @@ _RANGE = """bad = (labels < 0) | (labels >= num_classes)
 if bad.any():
     raise ValueError(f"labels outside 0..{num_classes - 1}: {torch.unique(labels[bad]).tolist()}")"""
 
+_LOSS = """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        batch, classes = logits.shape
+        target = {target}
+        target[torch.arange(batch), labels] = 1 - self.smoothing
+        per_sample = -(target * F.log_softmax(logits, dim=1)).sum(dim=1)
+        return (per_sample * {weights}[labels]).mean()
+
+return Repaired(class_counts)
+"""
+
 EXERCISES: list[Exercise] = [
     # ================================================================== lab-device
     Exercise(DEVICE, "device_train_step", right=(
@@ -44,7 +56,7 @@ EXERCISES: list[Exercise] = [
         R("the labels moved to wherever x went", "model.to(device)\nx = x.to(device)\ny = y.to(x.device)"),
     ), wrong=(
         W("x.to(device) without assigning the result", "model.to(device)\nx.to(device)\ny.to(device)",
-          "x.to(device) returns a moved copy, so write x = x.to(device)"),
+          "x.to(device) returns a moved copy"),
         W("the labels left behind", "model.to(device)\nx = x.to(device)", "The labels stay where they were"),
         W("the batch moved, not the model", "x, y = x.to(device), y.to(device)",
           "The model stays where it was"),
@@ -52,7 +64,7 @@ EXERCISES: list[Exercise] = [
           "model.to(OTHER)\nx, y = x.to(OTHER), y.to(OTHER)", "not to the lab's OTHER"),
         W("a moved copy of the model: the optimizer updates the original",
           "model = copy.deepcopy(model).to(device)\nx, y = x.to(device), y.to(device)",
-          "move it in place (model.to(device)) rather than a copy of it"),
+          "a copy of it was trained"),
         W(".cuda() hard-coded", "model.to(device)\nx, y = x.cuda(), y.cuda()",
           "A hard-coded 'cuda' (or .cuda()) is not `device`"),
         W("the model and the labels moved to where x is", "model.to(x.device)\ny = y.to(x.device)",
@@ -81,12 +93,12 @@ return self.head(h.mean(dim=1))
     ), wrong=(
         W("new tensors created on the default device (the bug)", pool_answer(
             position="torch.arange(length)", weights="torch.ones(length)"),
-          "Create each tensor in forward with device=x.device"),
+          "is still born on the CPU, whatever device x is on"),
         W("only the first factory call fixed", pool_answer(weights="torch.ones(length)"),
-          "Create each tensor in forward with device=x.device"),
+          "is still born on the CPU, whatever device x is on"),
         W("the lab's OTHER device hard-coded", pool_answer(
             position="torch.arange(length, device=OTHER)", weights="torch.ones(length, device=OTHER)"),
-          "a global `device` or a hard-coded 'cuda' is not the input's device"),
+          "or a hard-coded 'cuda' is not the input's device"),
         W("the example's batch (4) hard-coded", pool_answer().replace(
             "expand(batch, length)", "expand(4, length)"), "read batch and length from x.shape"),
         W("the example's length (5) hard-coded in the weights",
@@ -138,11 +150,11 @@ if labels.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch
         W("checking the largest label only", """
 if labels.max() >= num_classes:
     raise ValueError(f"label {labels.max().item()} is not a class index 0..{num_classes - 1}")""",
-          "negative labels are out of range too"),
+          "are out of range too"),
         W("floating-point labels refused, booleans not", """
 if labels.dtype.is_floating_point:
     raise ValueError(f"labels must be integer class indices, got dtype {labels.dtype}")
-""" + _RANGE, "boolean labels are not class indices either"),
+""" + _RANGE, "are not class indices either"),
         W("labels clamped in place", "labels.clamp_(0, num_classes - 1)",
           "do not clamp or repair them", hides=True),
         W("labels shifted in place when they look 1-based",
@@ -156,7 +168,7 @@ if labels.dtype.is_floating_point:
           "    print('warning: labels out of range')", "printing or warning lets training go on",
           hides=True),
         W("a message without the values", _VALID.format(body="""if ((labels < 0) | (labels >= num_classes)).any():
-    raise ValueError("some labels are out of range")"""), "the message must name the bad value 10"),
+    raise ValueError("some labels are out of range")"""), "must name the bad value 10"),
         W("the example's 10 classes hard-coded", _VALID.format(body=_RANGE.replace(
             ">= num_classes", ">= 10")), "not with the example's 10"),
         W("the message names the range, not the bad values", _VALID.format(body="""if labels.min() < 0 or labels.max() >= num_classes:
@@ -175,5 +187,79 @@ if labels.dtype.is_floating_point or labels.dtype == torch.bool:
     return False
 return bool(((labels >= 0) & (labels < num_classes)).all())
 """, "a return value is easy to ignore", hides=True),
+    )),
+    Exercise(DEVICE, "device_smoothed_loss", right=(
+        R("torch.full(..., device=...), the weights moved where the labels are",
+          _LOSS.format(target="torch.full((batch, classes), self.smoothing / (classes - 1), "
+                       "device=logits.device)",
+                       weights="self.weights.to(labels.device)")),
+        R("F.one_hot targets, the weights moved once and kept", """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        classes = logits.shape[1]
+        self.weights = self.weights.to(logits.device)
+        off = self.smoothing / (classes - 1)
+        target = F.one_hot(labels, classes).to(logits.dtype) * (1 - self.smoothing - off) + off
+        per_sample = -(target * F.log_softmax(logits, dim=1)).sum(dim=1)
+        return (per_sample * self.weights[labels]).mean()
+
+return Repaired(class_counts)
+"""),
+        R("the colleague's call under the logits' device as the default device", """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        self.weights = self.weights.to(logits.device)
+        with logits.device:
+            return super().__call__(logits, labels)
+
+return Repaired(class_counts)
+"""),
+    ), wrong=(
+        W("the colleague's loss as it is", "return SmoothedWeightedLoss(class_counts)",
+          "A tensor created inside the call is born on the CPU"),
+        W("the target fixed, the class weights left on the CPU", _LOSS.format(
+            target="torch.full((batch, classes), self.smoothing / (classes - 1), "
+            "device=logits.device)", weights="self.weights"),
+          "made when the loss was built, stays on the CPU"),
+        W("the class weights moved, the target left on the CPU", _LOSS.format(
+            target="torch.full((batch, classes), self.smoothing / (classes - 1))",
+            weights="self.weights.to(logits.device)"),
+          "A tensor created inside the call is born on the CPU"),
+        W("logits and labels moved to the CPU inside the loss", """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        return super().__call__(logits.cpu(), labels.cpu()).to(logits.device)
+
+return Repaired(class_counts)
+""", "copied something from meta to the CPU", hides=True),
+        W("the class weights dropped", """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        batch, classes = logits.shape
+        target = logits.new_full((batch, classes), self.smoothing / (classes - 1))
+        target[torch.arange(batch), labels] = 1 - self.smoothing
+        return -(target * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+
+return Repaired(class_counts)
+""", "the loss differs from the colleague's", hides=True),
+        W("the target created on the lab's OTHER", _LOSS.format(
+            target="torch.full((batch, classes), self.smoothing / (classes - 1), device=OTHER)",
+            weights="self.weights.to(OTHER)"),
+          "a hard-coded device (the lab's OTHER"),
+        W("the class weights moved to OTHER when the loss is built", """
+loss = SmoothedWeightedLoss(class_counts)
+loss.weights = loss.weights.to(OTHER)
+return loss
+""", "a hard-coded device (the lab's OTHER"),
+        W("a placeholder when the loss fails", """
+class Repaired(SmoothedWeightedLoss):
+    def __call__(self, logits, labels):
+        try:
+            return super().__call__(logits, labels)
+        except RuntimeError:
+            return (logits * 0).sum()
+
+return Repaired(class_counts)
+""", "a placeholder returned where the real loss fails", hides=True),
     )),
 ]
