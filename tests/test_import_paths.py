@@ -208,3 +208,16 @@ def test_the_book_names_each_name_by_its_import_path():
         if (problem := _problem(dotted)) is not None
     )
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_package_of_ice_lab_is_installed():
+    """pyproject.toml lists the packages a wheel holds: a folder of ice_lab with an
+    __init__.py that is not listed would be missing on Colab (which installs the wheel)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(root).parts)
+             for p in (root / "ice_lab").rglob("__init__.py")}
+    assert found == listed, f"not installed: {sorted(found - listed)}; gone: {sorted(listed - found)}"

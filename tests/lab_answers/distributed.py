@@ -204,12 +204,12 @@ if dist.get_rank() == 0:
     dist.all_reduce(loss)
     mean = loss.item() / dist.get_world_size()
     print(f"epoch {epoch}: mean validation loss {mean:.3f}")
-""", "every rank must call all_reduce, not only rank 0"),
+""", "the ranks call different collectives"),
         W("every rank prints", """
 dist.all_reduce(loss)
 mean = loss.item() / dist.get_world_size()
 print(f"epoch {epoch}: mean validation loss {mean:.3f}")
-""", "every rank printed. Print on rank 0 only"),
+""", "one line per epoch, from rank 0 only"),
         W("no all_reduce: rank 0 prints its own loss", """
 if dist.get_rank() == 0:
     print(f"epoch {epoch}: mean validation loss {loss.item():.3f}")
@@ -218,12 +218,12 @@ if dist.get_rank() == 0:
 dist.all_reduce(loss)
 if dist.get_rank() == 0:
     print(f"epoch {epoch}: mean validation loss {loss.item():.3f}")
-""", "it is the sum. Divide by the number of ranks"),
+""", "it is the sum, not the mean"),
         W("the example's 2 ranks hard-coded in the mean", """
 dist.all_reduce(loss)
 if dist.get_rank() == 0:
     print(f"epoch {epoch}: mean validation loss {loss.item() / 2:.3f}")
-""", "divide by the number of ranks the job has, not by the example's 2"),
+""", "not over the example's 2"),
         W("the mean printed unrounded", """
 dist.all_reduce(loss)
 if dist.get_rank() == 0:
