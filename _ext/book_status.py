@@ -262,7 +262,7 @@ class LabTable(_MarkdownDirective):
             "Lab and part",
             "The failure it provokes",
             "Ice",
-            "What you fix",
+            "What you learn to find",
             "Exercises",
             "Learner time (estimate)",
             "Execution on CPU",
@@ -295,7 +295,7 @@ class LabTable(_MarkdownDirective):
                     self.lab_cell(lab, parts.get(lab, "")),
                     self.cell(str(about.get("provokes", "")), "Provokes"),
                     self.cell(", ".join(kinds), "Ice"),
-                    self.cell(str(about.get("fix", "")), "You fix"),
+                    self.cell(str(about.get("fix", "")), "You learn to find"),
                     self.cell(
                         f"{booktools.count_exercises(nb)} · "
                         f"{visible + hidden:g} points",

@@ -175,3 +175,50 @@ def test_lab_follows_the_arc(path):
     headings = "\n".join(c.source for c in booktools.read(path).cells if c.cell_type == "markdown")
     for step in ("Provoke", "Observe", "Diagnose", "Fix", "Verify"):
         assert re.search(rf"^#+ .*{step}", headings, re.MULTILINE), f"{path}: no '{step}' heading"
+
+
+#: Code a learner reads before the first provoked failure of a lab (issue: "harness below
+#: the lesson"): measuring helpers live in ice_lab or in a collapsed setup cell.
+OPENING_LINES = 15
+
+
+def opening_code_lines(nb) -> int:
+    """Lines of code (not blank, not comments) a learner reads before the lab's first
+    Provoke heading; collapsed cells (hide-cell, hide-input, remove-cell, or folded in
+    Jupyter with source_hidden) do not count."""
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and re.search(r"^#+ .*Provoke", cell.source, re.M):
+            return count
+        folded = {"hide-cell", "hide-input", "remove-cell"} & set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and not folded and not cell.metadata.get(
+                "jupyter", {}).get("source_hidden"):
+            count += sum(1 for line in cell.source.splitlines()
+                         if line.strip() and not line.lstrip().startswith("#"))
+    return count
+
+
+@pytest.mark.parametrize("path", LABS, ids=ids(LABS))
+def test_lab_opens_with_the_lesson_not_the_harness(path):
+    lines = opening_code_lines(booktools.read(path))
+    assert lines <= OPENING_LINES, (
+        f"{path}: {lines} lines of code before the first Provoke (at most {OPENING_LINES}):"
+        " move measuring helpers into ice_lab or a collapsed setup cell")
+
+
+@pytest.mark.parametrize("path", LABS, ids=ids(LABS))
+def test_every_provoke_asks_for_a_prediction(path):
+    cells = booktools.read(path).cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and re.search(r"^#+ .*Provoke", cell.source, re.M):
+            ahead = "\n".join(c.source for c in cells[i:i + 3] if c.cell_type == "markdown")
+            assert "Predict before you run" in ahead, (
+                f"{path}: the Provoke at cell {i} asks for no prediction first")
+
+
+@pytest.mark.parametrize("path", LABS, ids=ids(LABS))
+def test_every_lab_has_an_open_exercise(path):
+    text = "\n".join(c.source for c in booktools.read(path).cells if c.cell_type == "markdown")
+    assert booktools.OPEN_EXERCISE.search(text), (
+        f"{path}: no heading marked '(open)', e.g. '## Exercise 4 (open): ...' (unfamiliar "
+        "code, the bug's place unknown)")
