@@ -50,7 +50,7 @@ EXERCISES: list[Exercise] = [
           "shifted = logits - logits.max()\n"
           "log_probs = shifted - torch.log(torch.exp(shifted).sum(dim=1, keepdim=True))\n"
           f"return -log_probs{_GATHER}.mean()",
-          "subtract each row's own max"),
+          "each row needs its own shift"),
         W("the sum over the batch",
           f"return (torch.logsumexp(logits, dim=1) - logits{_GATHER}).sum()",
           "it must be the mean over the batch"),
@@ -108,10 +108,10 @@ EXERCISES: list[Exercise] = [
           "Still not finite when a count is 0", hides=True),
         W("the root (RMSLE)",
           "return ((torch.log1p(pred) - torch.log1p(target)) ** 2).mean().sqrt()",
-          "The standard log error is the mean of"),
+          "with no root"),
         W("both clamped to at least 1 before the log",
           "return ((torch.log(pred.clamp(min=1)) - torch.log(target.clamp(min=1))) ** 2).mean()",
-          "log1p of each, squared", hides=True),
+          "compare your error of one sample with scikit-learn's formula", hides=True),
         W("the zero counts raised to 1 in place (clamp_)",
           "target.clamp_(min=1.0)\nreturn ((torch.log1p(pred) - torch.log1p(target)) ** 2).mean()",
           "msle changed its inputs in place", hides=True),
@@ -129,15 +129,25 @@ EXERCISES: list[Exercise] = [
     Exercise(NAN, "fixed_run", right=(
         R("lr=0.01", "return train_steps(model, X, y, F.mse_loss, lr=0.01, steps=100)"),
         R("lr=0.02", "return train_steps(model, X, y, F.mse_loss, lr=0.02, steps=100)"),
-        R("lr=0.1 with clip=1.0",
-          "return train_steps(model, X, y, F.mse_loss, lr=0.1, steps=100, clip=1.0)"),
+        R("lr=0.015", "return train_steps(model, X, y, F.mse_loss, lr=0.015, steps=100)"),
         R("lr=0.02 with clip=5.0",
           "return train_steps(model, X, y, F.mse_loss, lr=0.02, steps=100, clip=5.0)"),
-        R("lr=0.05 kept, clip=0.5",
-          "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100, clip=0.5)"),
+        R("lr=0.01 with a belt (clip=10.0) that only the first steps touch",
+          "return train_steps(model, X, y, F.mse_loss, lr=0.01, steps=100, clip=10.0)"),
         R("keyword arguments, 80 steps at lr=0.02",
           "return train_steps(model=model, X=X, y=y, loss_fn=F.mse_loss, lr=0.02, steps=80)"),
     ), wrong=(
+        # Issue 34: clipping that does the steering at the unstable rate was a right answer
+        # (the reference was lr=0.05 with clip=1.0); the clip still cuts every late step.
+        W("lr=0.1 with clip=1.0: the clip steers",
+          "return train_steps(model, X, y, F.mse_loss, lr=0.1, steps=100, clip=1.0)",
+          "the clip is doing the steering", hides=True),
+        W("lr=0.05 kept, clip=0.5: the clip steers",
+          "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100, clip=0.5)",
+          "the clip is doing the steering", hides=True),
+        W("lr=0.05 kept, clip=1.0 (the old reference)",
+          "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100, clip=1.0)",
+          "the clip is doing the steering", hides=True),
         W("lr=0.05 unchanged",
           "return train_steps(model, X, y, F.mse_loss, lr=0.05, steps=100)",
           "still stop being finite"),
@@ -236,5 +246,53 @@ EXERCISES: list[Exercise] = [
           "order = torch.isnan(X).sum(dim=1).argsort(stable=True)\n"
           "keep = order[: len(X) - 12].sort().values\nreturn X[keep], y[keep]",
           "wherever it sits and however many there are"),
+    )),
+    Exercise(NAN, "scan_net", right=(
+        R("a zero spread treated as 1",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        centred = x - x.mean(dim=1, keepdim=True)\n"
+          "        spread = centred.std(dim=1, keepdim=True)\n"
+          "        safe = torch.where(spread > 0, spread, torch.ones_like(spread))\n"
+          "        return centred / safe\n"
+          "\nreturn R()"),
+        R("an epsilon added to the standard deviation",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        centred = x - x.mean(dim=1, keepdim=True)\n"
+          "        return centred / (centred.std(dim=1, keepdim=True) + 1e-6)\n"
+          "\nreturn R()"),
+        R("the standard deviation clamped from below",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        centred = x - x.mean(dim=1, keepdim=True)\n"
+          "        return centred / centred.std(dim=1, keepdim=True).clamp_min(1e-8)\n"
+          "\nreturn R()"),
+        R("F.layer_norm with a tiny eps",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        return F.layer_norm(x, (x.shape[1],), eps=1e-12)\n\nreturn R()"),
+        R("nan_to_num on the standardised scan (constant scans become zeros)",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        return torch.nan_to_num(super().standardise(x))\n\nreturn R()"),
+    ), wrong=(
+        W("the colleague's model as it is", "return ScanNet()", "On a blank scan"),
+        W("nan_to_num on the scores",
+          "class R(ScanNet):\n    def forward(self, x):\n"
+          "        return torch.nan_to_num(super().forward(x))\n\nreturn R()",
+          "Replacing the NaN after the fact", hides=True),
+        W("an epsilon of 1",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        centred = x - x.mean(dim=1, keepdim=True)\n"
+          "        return centred / (centred.std(dim=1, keepdim=True) + 1.0)\n\nreturn R()",
+          "changes ordinary scans too"),
+        W("the statistics of the whole batch",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        return (x - x.mean()) / x.std()\n\nreturn R()",
+          "changes ordinary scans too"),
+        W("F.layer_norm with its default eps (faint scans flattened)",
+          "class R(ScanNet):\n    def standardise(self, x):\n"
+          "        return F.layer_norm(x, (64,))\n\nreturn R()",
+          "On faint digits"),
+        W("the blank scans dropped inside forward",
+          "class R(ScanNet):\n    def forward(self, x):\n"
+          "        return super().forward(x[x.std(dim=1) > 0])\n\nreturn R()",
+          "one row of scores per scan", hides=True),
     )),
 ]
