@@ -146,8 +146,8 @@ def stable_cross_entropy(fn: Callable, *, seed: int | None = None) -> None:
           f"{text} give {values[name].item()}. " + nonfinite.get(
               where, f"The check could not tell what went wrong (the op watcher named "
               f"{where}): work in the log domain (1.3 Diagnose)."), kind=name,
-          more="the chapter's section on softmax and logsumexp shows how a stable "
-          "softmax keeps every exponent at most 0.")
+          more="the chapter's section 'Softmax: the classic overflow' shows how a "
+          "stable softmax keeps every exponent at most 0.")
     h("big" not in wrong,
       f"Logits 1000, 1001, 1002 give {values['big'].item()}, expected 0.4076. Clamping "
       "the logits (e.g. clamp(max=80)) or replacing nan (nan_to_num) keeps it finite but "
@@ -255,7 +255,7 @@ def msle(fn: Callable, *, seed: int | None = None) -> None:
     h(not errors, f"msle fails ({_quote_all(errors)}): msle(pred, target) returns one "
       "number.")
     h(not changed,
-      f"msle changed its inputs in place ({', '.join(changed)}): clamp_, log1p_ or "
+      f"msle changed its inputs in place ({', '.join(changed)}): clamp_, an in-place log or "
       "target[...] = ... edit the caller's tensors, here the counts themselves, which "
       "then differ at every step. A loss leaves pred and target as they are.")
     kinds = {type(v).__name__ for v in values.values()} - {"Tensor"}

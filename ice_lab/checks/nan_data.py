@@ -155,7 +155,7 @@ def clean(fn: Callable, *, seed: int | None = None) -> None:
         filled = len(Xc) == len(X)
         h(not torch.isnan(Xc).any(),
           f"X_clean still holds NaN ({name}). "
-          + ("A mean over data with a NaN in it is NaN: torch.nanmean skips them."
+          + ("A mean over data with a NaN in it is NaN: the fill value itself is missing."
              if filled else
              f"{int(torch.isnan(Xc).any(dim=1).sum())} of the {int(bad.sum())} damaged "
              "rows are still there: drop every row with a NaN anywhere in it, wherever "

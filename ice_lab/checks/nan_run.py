@@ -155,8 +155,8 @@ def fixed_run(fn: Callable, *, seed: int | None = None) -> None:
           f"On {name} the clip was still cutting the gradient in {cut} of the last "
           f"{len(late)} steps (gradient norm up to {max(late):.3g}, clip={clip}): the "
           "clip is doing the steering, and the step size that blew up in 3.1 is still "
-          "too large. A clip is a seat belt, not the steering (the chapter's section on "
-          "clipping): fix the cause, keep a clip only as a belt.", kind="steering",
+          "too large. A clip is a seat belt, not the steering (the chapter's section "
+          "'Exploding gradients'): fix the cause, keep a clip only as a belt.", kind="steering",
           more="with a step size that is right, the gradient norm falls under any clip "
           "within the first steps and the belt is never touched again.")
         with torch.no_grad():

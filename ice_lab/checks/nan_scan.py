@@ -148,8 +148,8 @@ def scan_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
     h(not error and not bad,
       f"On a batch with blank scans the scores are finite, but the gradients of {bad} "
       f"are NaN or missing {error}: the NaN is still made on the way, and backward "
-      "carries it into the weights (the chapter's section on where and the backward "
-      "pass).")
+      "carries it into the weights (the chapter's section 'sqrt and pow at 0: a fine "
+      "forward, a broken backward').")
     X_scans, y_scans = scans()
     torch.manual_seed(0 if seed is None else gen.randrange(2**31))
     fresh, _ = attempt(make)

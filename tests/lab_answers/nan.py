@@ -219,7 +219,7 @@ EXERCISES: list[Exercise] = [
           "Dropping the columns that hold a NaN"),
         W("filled with X.mean(), itself NaN",
           "return torch.where(torch.isnan(X), X.mean(), X), y",
-          "torch.nanmean skips them"),
+          "A mean over data with a NaN in it is NaN"),
         W("a sentinel -1 written into X in place (the check compared X with itself)",
           "X[torch.isnan(X)] = -1.0\nreturn X, y",
           "a sentinel like -1 or -999", hides=True),
