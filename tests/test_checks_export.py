@@ -82,3 +82,32 @@ def test_export_brightness_refuses_a_baked_scale():
         check.export_brightness(lambda m: exported(m.net), model)
     with pytest.raises(AssertionError, match="refuses to turn a tensor into a Python"):
         check.export_brightness(exported, model)
+
+
+def test_export_brightness_compares_with_the_wrapper_as_written():
+    """Found by held-out answers: negative pixels kept, a scale per image hidden in the
+    wrapper's own (patched) forward, the notebook's network."""
+    import types
+
+    model = Brightness(digits_net()).eval()
+
+    class NoClamp(Brightness):
+        def forward(self, x):
+            return self.net(x / x.amax().clamp(min=1e-6))
+
+    with pytest.raises(AssertionError, match="negative pixels: the wrapper sets them to 0"):
+        check.export_brightness(lambda m: exported(NoClamp(m.net)), model)
+
+    def patched(m):
+        def forward(self, x):
+            x = x.clamp(min=0)
+            return self.net(x / x.amax(dim=(1, 2, 3), keepdim=True).clamp(min=1e-6))
+
+        m.forward = types.MethodType(forward, m)
+        return exported(m)
+
+    with pytest.raises(AssertionError, match="it rescales image by image"):
+        check.export_brightness(patched, Brightness(digits_net()).eval())
+    net = model.net
+    with pytest.raises(AssertionError, match="export the network of the model it is given"):
+        check.export_brightness(lambda m: exported(TensorScale(net)), model)

@@ -65,6 +65,33 @@ def _kind_hint(name: str, artefact: object) -> str:
     return f"{name} returned a {type(artefact).__name__}, not an ExportedProgram."
 
 
+class _ScannerRule(nn.Module):
+    """What the lab's Scanner computes, written here: the reference stays the same when
+    the learner's code edits (or patches) the Scanner class or the model it is given."""
+
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.max() > 1:
+            x = x / 16
+        return self.net(x)
+
+
+class _BrightnessRule(nn.Module):
+    """What the colleague's Brightness wrapper computes, written here (as _ScannerRule)."""
+
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.clamp(min=0)
+        brightest = float(x.amax())
+        return self.net(x / max(brightest, 1e-6))
+
+
 def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None) -> None:
     """``fn(scanner)`` returns an ExportedProgram that serves both kinds of client as the
     scanner does: the whole batch divided by 16 exactly when one of its pixels is above
@@ -72,6 +99,7 @@ def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None)
     need_callable(fn, "export_scanner")
     h = _scanner.require
     images = _test_images()
+    reference = _ScannerRule(copy.deepcopy(scanner.net)).eval()
     artefact, error = _exported(fn, scanner)
     h(not error, f"export_scanner raised {error}. " + (
         "torch.export refuses a Python if on the pixel values: it will not guess which "
@@ -102,7 +130,7 @@ def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None)
                       for s in (gen.random() for _ in range(4))})
         cases["blank images"] = torch.zeros(2, 1, 8, 8)
         sizes = tuple(gen.randint(1, 5000) for _ in range(3))
-    report = check_export(scanner, images[:8], artefact, batch_sizes=sizes,
+    report = check_export(reference, images[:8], artefact, batch_sizes=sizes,
                           extra_inputs=list(cases.values()))
     names = {f"extra inputs {i}": name for i, name in enumerate(cases)}
     bad = [names.get(run.label, run.label) for run in report.runs if not run.ok]
@@ -128,9 +156,11 @@ def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None)
         "otherwise on other images." if bad and set(bad) <= rule | {mixed} else
         "The check could not tell what went wrong: print check_export's report.")
     h(report.ok, f"The program disagrees with the scanner on {bad}. {why}", kind="cases")
-    other = type(scanner)(_reinitialised(scanner.net, 1 if seed is None else seed)).eval()
+    other_net = _reinitialised(scanner.net, 1 if seed is None else seed)
+    other_reference = _ScannerRule(copy.deepcopy(other_net)).eval()
+    other = type(scanner)(other_net).eval()
     other_artefact, error = _exported(fn, other)
-    other_ok = not error and check_export(other, images[:8], other_artefact,
+    other_ok = not error and check_export(other_reference, images[:8], other_artefact,
                                           batch_sizes=(3,), extra_inputs=[scans]).ok
     h(other_ok, f"On a scanner around another network, export_scanner "
       f"{error or 'disagrees'}: export the network of the scanner it is given, not the "
@@ -274,6 +304,8 @@ def export_for_serving(fn: Callable, train: Callable[..., nn.Module], *,
         sizes = tuple(gen.randint(1, 300) for _ in range(3))
     for name, (model, example) in cases.items():
         before = _modes(model)
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        wants_grad = [p.requires_grad for p in model.parameters()]
         seen: list[tuple[bool, list[bool]]] = []
         real = torch.export.export
 
@@ -315,6 +347,16 @@ def export_for_serving(fn: Callable, train: Callable[..., nn.Module], *,
             "it had." if not any(before) else
             "a module's mode changed: compare the mode of every module before and after "
             "your function."))
+        h([p.requires_grad for p in model.parameters()] == wants_grad,
+          f"On {name}: parameters that trained no longer require grad after "
+          "export_for_serving, so the epochs after the snapshot would train nothing. "
+          "Exporting needs no change to the parameters.")
+        changed = [k for k, v in model.state_dict().items()
+                   if k not in state or not torch.equal(v, state[k])]
+        h(not changed, f"On {name}: export_for_serving changed the model's {changed}: a "
+          "forward pass in train mode updates BatchNorm's running statistics (and an "
+          "optimizer step the weights). A snapshot must leave the model as training "
+          "left it.")
         report = check_export(model.eval(), images[:64], program, batch_sizes=sizes)
         for module, training in zip(model.modules(), before):
             module.training = training
@@ -343,6 +385,7 @@ def export_brightness(fn: Callable, model: nn.Module, *, seed: int | None = None
     need_callable(fn, "export_brightness")
     h = _brightness.require
     images = _test_images()
+    reference = _BrightnessRule(copy.deepcopy(model.net)).eval()
     program, error = _exported(fn, model)
     h(not error, f"export_brightness raised {error}. " + (
         "torch.export refuses to turn a tensor into a Python number: it will not guess "
@@ -355,19 +398,51 @@ def export_brightness(fn: Callable, model: nn.Module, *, seed: int | None = None
     scales = [0.5, 1.0, 3.0, 16.0] if seed is None else [
         round(gen.uniform(0.1, 20), 2) for _ in range(4)]
     cases = {f"images times {s:g}": images[:40] * s for s in scales}
+    dim, bright = (0.5, 4.0) if seed is None else (gen.uniform(0.1, 1), gen.uniform(2, 20))
+    noisy = images[:40] * bright
+    noisy[:, :, 0, 0] = -1.5 * bright  # sensor noise, stronger than the brightest pixel
+    special = {
+        "a batch mixing dim and bright images": torch.cat([images[:20] * dim,
+                                                           images[20:40] * bright]),
+        "images with negative pixels (sensor noise)": noisy,
+        "a blank batch (no pixel above 0)": -torch.rand(3, 1, 8, 8) * (1 if seed is None
+                                                                      else gen.random()),
+        "one bright image": images[40:41] * bright,
+    }
+    cases.update(special)
     sizes = (1, 9, 200) if seed is None else tuple(gen.randint(2, 400) for _ in range(3))
-    report = check_export(model, images[:8], program, batch_sizes=sizes,
+    report = check_export(reference, images[:8], program, batch_sizes=sizes,
                           extra_inputs=list(cases.values()))
     names = {f"extra inputs {i}": name for i, name in enumerate(cases)}
     bad = [names.get(run.label, run.label) for run in report.runs if not run.ok]
     h(not report.failed_batch_sizes, f"The program fails on batches of "
       f"{sorted(set(report.failed_batch_sizes))}: the batch dimension is not dynamic.")
-    h(report.ok, f"The program disagrees with the model on {bad}: a number computed from "
-      "the export's example was written into the program as a constant. Which line of "
-      "the model turns a tensor into a Python number? The export's warnings name it.",
+    mixed, noise, blank, single = special
+    why = (
+        "it rescales image by image; the wrapper rescales a batch as a whole, by the "
+        "brightest pixel of the batch. Ship the wrapper's rule, not a better one."
+        if mixed in bad and single not in bad else
+        "negative pixels: the wrapper sets them to 0 before it looks for the brightest "
+        "pixel; your program treats them otherwise. Read the first line of its forward "
+        "again." if noise in bad and single not in bad else
+        "on a batch with no pixel above 0 the wrapper still returns the network's "
+        "answer; your program does not (a division by zero gives NaN). Read how the "
+        "wrapper treats a brightest pixel of 0." if bad == [blank] else
+        "a number computed from the export's example was written into the program as a "
+        "constant. Which line of the model turns a tensor into a Python number? The "
+        "export's warnings name it.")
+    h(report.ok, f"The program disagrees with the model on {bad}: {why}",
       kind="baked", more="a value that must follow the input has to stay a tensor all "
-      "the way through forward.")
+      "the way through forward, and the wrapper's other lines stay as they are.")
+    other_net = _reinitialised(model.net, 2 if seed is None else seed)
+    other_reference = _BrightnessRule(copy.deepcopy(other_net)).eval()
+    other_program, error = _exported(fn, type(model)(other_net).eval())
+    other_ok = not error and check_export(other_reference, images[:8], other_program,
+                                          batch_sizes=(3,), extra_inputs=[images * 3]).ok
+    h(other_ok, f"On a wrapper around another network, export_brightness "
+      f"{error or 'disagrees'}: export the network of the model it is given, not the "
+      "notebook's net.")
     passed(f"an ExportedProgram that follows the model on images scaled by "
-           f"{', '.join(f'{s:g}' for s in scales)}, batches of "
-           f"{', '.join(map(str, sizes))}.")
+           f"{', '.join(f'{s:g}' for s in scales)}, mixed, noisy and blank batches, "
+           f"batches of {', '.join(map(str, sizes))}, whatever its network.")
 

@@ -157,6 +157,19 @@ return torch.export.export(Decide({net}).eval(), (X_test[:8],),
         W("no dynamic batch", _scanner(_RULE, '''
 return torch.export.export(Decide({net}).eval(), (X_test[:8],))'''),
           "the program takes the example's batch only"),
+        W("the Scanner's own forward patched with a decision per image (the check "
+          "must not compare with the patched model)", """
+import types
+
+
+def forward(self, x):
+    bright = x.amax(dim=(1, 2, 3), keepdim=True) > 1
+    return self.net(torch.where(bright, x / 16, x))
+
+
+scanner.forward = types.MethodType(forward, scanner)
+return torch.export.export(scanner, (X_test[:8],), dynamic_shapes=({0: Dim("batch")},))""",
+          "It decides image by image", cleanup="scanner.__dict__.pop('forward', None)"),
     )),
     Exercise(EXPORT, "export_onnx_dynamic", right=(
         R("Dim.DYNAMIC by position", _onnx("dynamic_shapes=({0: Dim.DYNAMIC},),")),
@@ -320,6 +333,23 @@ program = torch.export.export(model, (example,), dynamic_shapes=(
 for module, training in zip(model.modules(), modes):
     module.training = training
 return program""", "a bound fitted to the example"),
+        W("eval, export, modes put back, but the parameters frozen for the export", f"""
+modes = [m.training for m in model.modules()]
+for p in model.parameters():
+    p.requires_grad_(False)
+model.eval()
+{_TWO}program = torch.export.export(model, (example,), {_DYN})
+for m, t in zip(model.modules(), modes):
+    m.training = t
+return program""", "no longer require grad"),
+        W("a trial forward pass before eval (BatchNorm's statistics move)", f"""
+modes = [m.training for m in model.modules()]
+{_TWO}model(example)
+model.eval()
+program = torch.export.export(model, (example,), {_DYN})
+for m, t in zip(model.modules(), modes):
+    m.training = t
+return program""", "updates BatchNorm's running statistics"),
     )),
     Exercise(EXPORT, "export_brightness", right=(
         R("the scale as a tensor, Dim.AUTO, a batch of 64", """
@@ -347,6 +377,19 @@ class Scaled(nn.Module):
 
 return torch.export.export(Scaled(model.net).eval(), (X_test[:16] * 3,),
                            dynamic_shapes=({0: Dim("n")},))"""),
+        R("relu, the batch's brightest pixel over every axis, a floor with clamp_min", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, pixels):
+        pixels = torch.relu(pixels)
+        brightest = pixels.amax(dim=(0, 1, 2, 3)).clamp_min(1e-6)
+        return self.net(pixels / brightest)
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:32] * 5,),
+                           dynamic_shapes=({0: Dim.DYNAMIC},))"""),
     ), wrong=(
         W("the colleague's deployment as it is", "return colleague_deploy(model)",
           "legacy, deprecated path"),
@@ -396,5 +439,68 @@ class Scaled(nn.Module):
 return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
                            dynamic_shapes=({0: Dim("batch")},))""",
           "The program disagrees with the model on"),
+        W("no floor under the brightest pixel: a blank batch gives NaN", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = x.clamp(min=0)
+        return self.net(x / x.amax())
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "on a batch with no pixel above 0"),
+        W("the negative pixels kept", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x / x.amax().clamp(min=1e-6))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "negative pixels: the wrapper sets them to 0"),
+        W("scaled by the largest absolute value", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x.clamp(min=0) / x.abs().amax().clamp(min=1e-6))
+
+return torch.export.export(Scaled(model.net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "negative pixels: the wrapper sets them to 0"),
+        W("the notebook's net instead of model.net", """
+class Scaled(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        x = x.clamp(min=0)
+        return self.net(x / x.amax().clamp(min=1e-6))
+
+return torch.export.export(Scaled(net).eval(), (X_test[:8],),
+                           dynamic_shapes=({0: Dim("batch")},))""",
+          "export the network of the model it is given"),
+        W("the wrapper's own forward patched with a scale per image (the check must not "
+          "compare with the patched model)", """
+import types
+
+
+def forward(self, x):
+    x = x.clamp(min=0)
+    return self.net(x / x.amax(dim=(1, 2, 3), keepdim=True).clamp(min=1e-6))
+
+
+model.forward = types.MethodType(forward, model)
+return torch.export.export(model, (X_test[:8],), dynamic_shapes=({0: Dim("batch")},))""",
+          "it rescales image by image", cleanup="brightness.__dict__.pop('forward', None)"),
     )),
 ]
