@@ -24,7 +24,8 @@ from torch.utils.data import TensorDataset
 
 from ..distributed import TorchrunResult, torchrun
 from ._core import Hints, need_callable, passed, quote
-from .ranks import as_rank, collectives_as_rank, logged_as_one_rank, on_machine, script_with
+from .distributed_job import job_of_ranks
+from .ranks import as_rank, logged_as_one_rank, on_machine, script_with
 
 #: Seconds a job that should finish may take (three Pythons start torch on a busy machine).
 JOB_TIMEOUT = 300
@@ -125,10 +126,14 @@ def share_problem(trained: list[dict], items: int, batch_size: int, epochs: int)
                         f"{epoch - 1} and {epoch}: the shuffle never changes. A "
                         "sampler that shuffles does not know which epoch it is unless "
                         "it is told, at the start of every epoch")
-            if sorted(orders[epoch]) == sorted(orders[epoch - 1]):
-                return (f"rank {rank} trained on the same items in epochs {epoch - 1} "
-                        f"and {epoch}, only in another order: its share never changes. "
-                        "Shuffle the whole dataset every epoch, then deal it out")
+    # A new shuffle may, by chance, deal one rank the same items twice (10 items, 3
+    # ranks: 1 in 210): a share that never changes is one that never does, for any rank.
+    shares = [[sorted(sum(trained[rank][epoch], [])) for epoch in range(epochs)]
+              for rank in range(ranks)]
+    if epochs > 1 and all(len({tuple(s) for s in mine}) == 1 for mine in shares):
+        return ("rank 0 trained on the same items in epochs 0 and 1, only in another "
+                "order: its share never changes. Shuffle the whole dataset every epoch, "
+                "then deal it out")
     return ""
 
 
@@ -300,8 +305,16 @@ def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> No
               "not over the example's 2." if f"{loss.item() / 2:.3f}" in str(lines) else
               "The epoch you are given, the mean with 3 decimals, on rank 0."))
     for ranks in (2, 3) if seed is None else (gen.randint(2, 8),):
-        calls = [collectives_as_rank(fn, rank, ranks, torch.tensor(1.0), 0)
-                 for rank in range(ranks)]
+        shards = [round(gen.uniform(0.05, 9.0), 3) for _ in range(ranks)]
+        while (len({f"{v:.3f}" for v in (shards[0], sum(shards), sum(shards) / ranks)}) < 3
+               or abs(sum(shards) / ranks * 1000 % 1 - 0.5) < 0.1):  # far from a tie
+            shards = [round(gen.uniform(0.05, 9.0), 3) for _ in range(ranks)]
+        epoch = gen.randint(0, 99)
+        try:
+            calls = job_of_ranks(fn, ranks, lambda r: (torch.tensor(shards[r]), epoch))
+        except Exception as error:  # quoted in the hint, on one line
+            h(False, f"In a job of {ranks} ranks log_loss raised {quote(error)}. The "
+              "check could not tell what went wrong.")
         sequences = [called for called, _ in calls]
         h(all(s == sequences[0] for s in sequences),
           f"In a job of {ranks} ranks the ranks call different collectives: "
@@ -313,6 +326,15 @@ def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> No
         h(printing == [0], f"In a job of {ranks} ranks, ranks {printing} printed: "
           "one line per epoch, from rank 0 only." if printing else
           f"In a job of {ranks} ranks nobody printed.")
+        mean = sum(shards) / ranks
+        said = calls[0][1].strip()
+        h(said == f"epoch {epoch}: mean validation loss {mean:.3f}",
+          f"In a job of {ranks} ranks with shard losses {shards}, rank 0 printed "
+          f"{said!r}, not the mean over the ranks ({mean:.3f})" + (
+              ": it is rank 0's own loss. Every rank's loss goes into the mean."
+              if f"{shards[0]:.3f}" in said else
+              ": it is the sum, not the mean." if f"{sum(shards):.3f}" in said else
+              "."))
     if seed is None:
         # A 5-second collective timeout shows the hang; the simulation above has found
         # it already, so the job here gets a timeout that allows for a busy machine.

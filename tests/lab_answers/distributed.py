@@ -66,6 +66,16 @@ for epoch in range(epochs):
     for batch in DataLoader(mine, batch_size=batch_size):
         train_step(epoch, batch)
 """),
+        R("one permutation per epoch (seeded with the epoch), cut into contiguous shares", """
+rank, ranks = dist.get_rank(), dist.get_world_size()
+for epoch in range(epochs):
+    order = torch.randperm(len(dataset), generator=torch.Generator().manual_seed(epoch))
+    share = -(-len(order) // ranks)
+    order = torch.cat([order, order[: share * ranks - len(order)]])
+    mine = order[rank * share:(rank + 1) * share].tolist()
+    for batch in DataLoader(torch.utils.data.Subset(dataset, mine), batch_size=batch_size):
+        train_step(epoch, batch)
+"""),
     ), wrong=(
         W("the one-process loop (the bug)",
           loop("loader = DataLoader(dataset, batch_size=batch_size, shuffle=True)"),
@@ -198,7 +208,26 @@ dist.reduce(loss, dst=0)
 if dist.get_rank() == 0:
     print(f"epoch {epoch}: mean validation loss {loss.item() / dist.get_world_size():.3f}")
 """),
+        R("all_gather_object of Python numbers, the mean on rank 0", """
+losses = [None] * dist.get_world_size()
+dist.all_gather_object(losses, loss.item())
+if dist.get_rank() == 0:
+    print(f"epoch {epoch}: mean validation loss {sum(losses) / len(losses):.3f}")
+"""),
+        R("a copy averaged with ReduceOp.SUM, printed with %-formatting", """
+total = loss.detach().clone()
+dist.all_reduce(total, op=dist.ReduceOp.SUM)
+if dist.get_rank() == 0:
+    mean = total.item() / dist.get_world_size()
+    print("epoch %d: mean validation loss %.3f" % (epoch, mean))
+"""),
     ), wrong=(
+        W("a barrier for every rank, the all_reduce still on rank 0 only", """
+dist.barrier()
+if dist.get_rank() == 0:
+    dist.all_reduce(loss)
+    print(f"epoch {epoch}: mean validation loss {loss.item() / dist.get_world_size():.3f}")
+""", "the ranks call different collectives"),
         W("all_reduce on rank 0 only (the bug)", """
 if dist.get_rank() == 0:
     dist.all_reduce(loss)
