@@ -92,3 +92,55 @@ def test_as_rank_restores_the_environment():
     with as_rank(3, 4):
         assert os.environ["RANK"] == "3" and dist.get_rank() == 3
     assert os.environ.get("RANK") == before
+
+
+def colleague_stopping(epochs, train_one_epoch, validate, patience=2):
+    best, waited = float("inf"), 0
+    for epoch in range(epochs):
+        train_one_epoch(epoch)
+        loss = validate(epoch)
+        waited = 0 if loss < best else waited + 1
+        best = min(best, loss)
+        if waited >= patience:
+            break
+    return epoch
+
+
+def job_stopping(epochs, train_one_epoch, validate, patience=2):
+    best, waited = float("inf"), 0
+    for epoch in range(epochs):
+        train_one_epoch(epoch)
+        total = torch.tensor(float(validate(epoch)))
+        dist.all_reduce(total)
+        loss = total.item() / dist.get_world_size()
+        waited = 0 if loss < best else waited + 1
+        best = min(best, loss)
+        if waited >= patience:
+            break
+    return epoch
+
+
+def test_play_job_runs_every_rank_at_once_and_names_a_hang():
+    from ice_lab.checks.ranks import JobHang, play_job
+
+    def summed():
+        t = torch.tensor(float(dist.get_rank()))
+        dist.all_reduce(t)
+        return t.item()
+
+    assert play_job(summed, 3) == [3.0, 3.0, 3.0]
+
+    def rank0_only_reduce():
+        if dist.get_rank() == 0:
+            dist.all_reduce(torch.ones(1))
+
+    with pytest.raises(JobHang, match="rank 0 waits in all_reduce; rank 1 returned"):
+        play_job(rank0_only_reduce, 2, wait=0.5)
+
+
+def test_early_stopping_decides_on_the_jobs_loss():
+    check.early_stopping(job_stopping, seed=5)
+    with pytest.raises(AssertionError, match="here the ranks parted ways"):
+        check.early_stopping(colleague_stopping)
+    assert check.stopping_epoch([[1.0, 0.9, 0.95, 0.97]], 2) == 3
+    assert check.stopping_epoch([[1.0, 0.9, 0.95, 0.97, 0.5]], 2) == 3

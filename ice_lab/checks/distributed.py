@@ -13,6 +13,8 @@ once more before the check says so.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import random
 import re
 import runpy
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 from torch.utils.data import TensorDataset
 
 from ..distributed import TorchrunResult, torchrun
@@ -33,6 +36,7 @@ JOB_TIMEOUT = 300
 _share = Hints("train_epochs")
 _device = Hints("choose_device")
 _log = Hints("log_loss")
+_stop = Hints("train_with_early_stopping")
 
 
 def _run(script: str | Path, fn: Callable, replace: dict[str, str] | None = None,
@@ -357,3 +361,101 @@ def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> No
                   else "."))
     passed("every rank in the same collectives, rank 0 prints the mean, in jobs of any "
            "size" + (", and under torchrun." if seed is None else "."))
+
+
+# --------------------------------------------------------------------------- exercise 4
+def stopping_epoch(losses: list[list[float]], patience: int) -> int:
+    """The epoch a job stops after, deciding on its validation loss: the mean of the
+    ranks' shard losses, ``losses[rank][epoch]``; the last epoch if it never stops."""
+    best, waited = float("inf"), 0
+    epochs = len(losses[0])
+    for epoch in range(epochs):
+        loss = sum(rank[epoch] for rank in losses) / len(losses)
+        if loss < best:
+            best, waited = loss, 0
+        else:
+            waited += 1
+        if waited >= patience:
+            return epoch
+    return epochs - 1
+
+
+def _decided(losses: list[list[float]], patience: int, pick: Callable) -> int:
+    """Where a job stops if it decides on ``pick`` (max, min) of the shard losses."""
+    return stopping_epoch([[pick(rank[e] for rank in losses)
+                            for e in range(len(losses[0]))]], patience)
+
+
+def _explain_stop(losses: list[list[float]], patience: int, stopped: int) -> str:
+    """Which wrong decision stops where the job stopped, in words."""
+    seen = [f"rank {r}'s own shard" for r, mine in enumerate(losses)
+            if stopping_epoch([mine], patience) == stopped]
+    seen += [f"the {word} shard loss" for word, pick in (("largest", max), ("smallest", min))
+             if _decided(losses, patience, pick) == stopped]
+    if not seen:
+        return "The check could not tell what went wrong."
+    return (f"That is where {' or '.join(seen)} says to stop: the job's validation loss is "
+            "the mean over every shard.")
+
+
+def early_stopping(fn: Callable, script: str | Path | None = None, *,
+                   seed: int | None = None) -> None:
+    """``fn(epochs, train_one_epoch, validate, patience)``: every rank of a job stops
+    after the same epoch, the one the job's validation loss (over every rank's shard)
+    says, and returns it; played as every rank at once (``ranks.play_job``), then
+    ``script`` (early_stop.py) under torchrun."""
+    from .ranks import JobHang, play_job
+
+    need_callable(fn, "train_with_early_stopping")
+    h = _stop.require
+    gen = random.Random(11 if seed is None else seed)
+    jobs = [([[1.0, 0.8, 0.7, 0.75, 0.72, 0.74], [1.1, 0.9, 0.85, 0.8, 0.82, 0.83]], 2),
+            # two jobs where deciding on one rank, on the largest or on the smallest
+            # shard loss, or never, all stop after another epoch than the job's loss
+            ([[1.17, 1.2, 1.98, 0.54, 1.61, 1.62], [1.72, 1.55, 0.48, 1.39, 1.86, 1.21],
+              [0.85, 1.91, 1.21, 0.94, 1.31, 1.65]], 2),
+            ([[0.88, 0.48, 1.19, 0.46, 0.51], [1.86, 1.35, 0.64, 1.78, 1.32]], 2)]
+    for _ in range(1 if seed is None else 5):
+        ranks, epochs = gen.randint(2, 4), gen.randint(4, 9)
+        losses = [[round(gen.uniform(0.2, 2.0), 3) for _ in range(epochs)]
+                  for _ in range(ranks)]
+        jobs.append((losses, gen.randint(1, 3)))
+    for losses, patience in jobs:
+        ranks = len(losses)
+        trained: list[list[int]] = [[] for _ in range(ranks)]
+
+        def train_one_epoch(epoch: int) -> None:  # DDP averages gradients: a collective
+            trained[dist.get_rank()].append(epoch)
+            dist.all_reduce(torch.ones(3))
+
+        def validate(epoch: int) -> float:  # this rank's shard of the validation set
+            return losses[dist.get_rank()][epoch]
+
+        where = f"As {ranks} ranks, patience={patience}, shard losses {losses}"
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # what rank 0 logs
+                returned = play_job(fn, ranks, len(losses[0]), train_one_epoch, validate,
+                                    patience, wait=3.0)
+        except JobHang as hang:
+            h(False, f"{where}: {hang}. A collective returns only when every rank calls "
+              "it, the same one: here the ranks parted ways (4.3).",
+              kind="hang", more="print, for each rank, the loss it decides on: is it "
+              "the job's validation loss?")
+        except Exception as error:  # quoted in the hint, on one line
+            h(False, f"{where}: train_with_early_stopping raised {quote(error)}.")
+        expected = stopping_epoch(losses, patience)
+        stops = [epochs[-1] if epochs else None for epochs in trained]
+        h(len(set(stops)) == 1, f"{where}: the ranks trained up to epochs {stops}.")
+        h(returned == [expected] * ranks or stops == [expected] * ranks,
+          f"{where}: the job trained up to epoch {stops[0]}; its validation loss (the "
+          f"mean over the shards) says {expected}. " + (
+              _explain_stop(losses, patience, stops[0])), kind="epoch")
+        h(returned == [expected] * ranks, f"{where}: it returned {returned}; the last "
+          f"epoch trained, {expected}, on every rank.")
+    if seed is None and script is not None:
+        run = _run(script, fn, replace={r"timedelta\(seconds=5\)": "timedelta(seconds=120)"})
+        h(run.returncode == 0, f"{Path(script).name} fails under torchrun with your "
+          f"train_with_early_stopping:\n{run.root_cause() or run.stderr[-600:]}")
+    passed(f"every rank stops after the epoch the job's validation loss says, in jobs of "
+           f"{', '.join(str(len(losses)) for losses, _ in jobs)} ranks"
+           + (", and under torchrun." if seed is None and script is not None else "."))

@@ -153,3 +153,126 @@ def script_with(script: str | Path, function: Callable,
     path = Path(tempfile.mkdtemp(prefix="lab-ddp-")) / Path(script).name
     path.write_text(text, encoding="utf-8")
     return str(path)
+
+
+class JobHang(RuntimeError):
+    """A played job in which a rank waited in a collective that another rank never
+    called (``play_job``)."""
+
+
+def play_job(fn: Callable, world_size: int, *args: Any, wait: float = 5.0,
+             **kwargs: Any) -> list[Any]:
+    """Run ``fn(*args, **kwargs)`` as every rank of a job of ``world_size`` processes at
+    once, one thread each, and return what each rank returned. ``dist.get_rank()`` and
+    ``dist.get_world_size()`` answer per thread; ``all_reduce`` (SUM, AVG, MAX, MIN),
+    ``broadcast``, ``barrier`` and ``all_gather_object`` work across the threads as in a
+    real job. A rank that waits in a collective longer than ``wait`` seconds, because
+    another rank called another collective or none, makes it raise :class:`JobHang`,
+    saying what each rank was doing."""
+    import threading
+
+    local = threading.local()
+    meeting = threading.Barrier(world_size, timeout=wait)
+    posted: dict[int, tuple[str, Any]] = {}
+    doing = ["running" for _ in range(world_size)]
+    results: list[Any] = [None] * world_size
+    errors: list[BaseException | None] = [None] * world_size
+
+    def meet(name: str, value: Any) -> dict[int, tuple[str, Any]]:
+        rank = local.rank
+        doing[rank] = f"waits in {name}"
+        posted[rank] = (name, value)
+        try:
+            meeting.wait()
+        except threading.BrokenBarrierError:
+            raise JobHang(f"rank {rank} waited in {name}") from None
+        names = {posted[r][0] for r in range(world_size)}
+        seen = dict(posted)
+        try:
+            meeting.wait()  # everyone has read before the next collective writes
+        except threading.BrokenBarrierError:
+            raise JobHang(f"rank {rank} waited in {name}") from None
+        doing[rank] = "running"
+        if len(names) > 1:
+            doing[rank] = f"calls {name} where another rank calls {sorted(names - {name})}"
+            meeting.abort()
+            raise JobHang(f"ranks met in different collectives: "
+                          f"{[seen[r][0] for r in range(world_size)]}")
+        return seen
+
+    def all_reduce(tensor: torch.Tensor, op: Any = dist.ReduceOp.SUM, **_: Any) -> None:
+        seen = meet("all_reduce", tensor.clone())
+        shapes = [tuple(seen[r][1].shape) for r in range(world_size)]
+        if len(set(shapes)) > 1:  # two different all_reduce calls met
+            doing[local.rank] = f"calls all_reduce on shape {tuple(tensor.shape)}"
+            meeting.abort()
+            raise JobHang(f"ranks met in all_reduce with shapes {shapes}")
+        stacked = torch.stack([seen[r][1] for r in range(world_size)])
+        if op == dist.ReduceOp.SUM:
+            tensor.copy_(stacked.sum(0))
+        elif op == dist.ReduceOp.MAX:
+            tensor.copy_(stacked.amax(0))
+        elif op == dist.ReduceOp.MIN:
+            tensor.copy_(stacked.amin(0))
+        elif op == dist.ReduceOp.AVG:
+            tensor.copy_(stacked.mean(0))
+        else:
+            raise NotImplementedError(f"play_job does not play all_reduce with {op}")
+
+    def broadcast(tensor: torch.Tensor, src: int = 0, **_: Any) -> None:
+        tensor.copy_(meet("broadcast", tensor.clone())[src][1])
+
+    def barrier(**_: Any) -> None:
+        meet("barrier", None)
+
+    def all_gather_object(out: list, obj: Any, **_: Any) -> None:
+        seen = meet("all_gather_object", obj)
+        out[:] = [seen[r][1] for r in range(world_size)]
+
+    def broadcast_object_list(objects: list, src: int = 0, **_: Any) -> None:
+        objects[:] = list(meet("broadcast_object_list", list(objects))[src][1])
+
+    played = {"all_reduce": all_reduce, "broadcast": broadcast, "barrier": barrier,
+              "all_gather_object": all_gather_object,
+              "broadcast_object_list": broadcast_object_list}
+
+    def unplayed(name: str) -> Callable:
+        def refuse(*a: Any, **k: Any) -> None:
+            raise NotImplementedError(f"play_job does not play {name}: use all_reduce, "
+                                      "broadcast, barrier or all_gather_object")
+        return refuse
+
+    def run(rank: int) -> None:
+        local.rank = rank
+        try:
+            results[rank] = fn(*args, **kwargs)
+            doing[rank] = "returned"
+        except BaseException as error:  # reported to the caller below
+            errors[rank] = error
+            if not isinstance(error, JobHang):  # a hung rank is still where it waited
+                doing[rank] = f"raised {type(error).__name__}"
+            meeting.abort()
+
+    with contextlib.ExitStack() as stack:
+        patches = {"get_rank": lambda *a, **k: local.rank,
+                   "get_world_size": lambda *a, **k: world_size,
+                   "is_initialized": lambda: True, **played}
+        for name in COLLECTIVES:
+            patches.setdefault(name, unplayed(name))
+        for name, fake in patches.items():
+            if hasattr(dist, name):
+                stack.enter_context(mock.patch(f"torch.distributed.{name}", fake))
+        threads = [threading.Thread(target=run, args=(r,), daemon=True)
+                   for r in range(world_size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=4 * wait + 10)
+    hung = [e for e in errors if isinstance(e, JobHang)]
+    if hung or any(t.is_alive() for t in threads):
+        raise JobHang("the job hangs: " + "; ".join(
+            f"rank {r} {doing[r]}" for r in range(world_size)))
+    for error in errors:
+        if error is not None:
+            raise error
+    return results

@@ -260,3 +260,67 @@ if dist.get_rank() == 0:
 """, "the mean with 3 decimals"),
     )),
 ]
+
+_STOP = """
+best, waited = float("inf"), 0
+for epoch in range(epochs):
+    train_one_epoch(epoch)
+{decide}
+    if loss < best:
+        best, waited = loss, 0
+    else:
+        waited += 1
+    if waited >= patience:
+        break
+return epoch
+"""
+
+
+def stop(decide: str) -> str:
+    """A train_with_early_stopping body whose loss comes from ``decide`` (lines)."""
+    return _STOP.format(decide="\n".join(f"    {line}" for line in decide.strip("\n").splitlines()))
+
+
+EXERCISES.append(Exercise(DISTRIBUTED, "ddp_early_stopping", right=(
+    R("the shard losses gathered as objects, their mean", stop("""
+losses = [None] * dist.get_world_size()
+dist.all_gather_object(losses, validate(epoch))
+loss = sum(losses) / len(losses)""")),
+    R("the sum reduced as a float64 tensor", stop("""
+total = torch.tensor([validate(epoch)], dtype=torch.float64)
+dist.all_reduce(total, op=dist.ReduceOp.SUM)
+loss = total.item() / dist.get_world_size()""")),
+), wrong=(
+    W("the colleague's function (each rank its own shard)", stop("loss = validate(epoch)"),
+      "here the ranks parted ways"),
+    W("rank 0's decision broadcast to every rank", """
+best, waited = float("inf"), 0
+for epoch in range(epochs):
+    train_one_epoch(epoch)
+    loss = validate(epoch)
+    if loss < best:
+        best, waited = loss, 0
+    else:
+        waited += 1
+    decision = torch.tensor(float(waited >= patience))
+    dist.broadcast(decision, src=0)
+    if decision.item():
+        break
+return epoch
+""", "says to stop: the job's validation loss is the mean over every shard", hides=True),
+    W("the largest shard loss (MAX)", stop("""
+worst = torch.tensor(float(validate(epoch)))
+dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+loss = worst.item()"""), "the largest shard loss says to stop"),
+    W("the sum, reduced on rank 0 only", stop("""
+loss = torch.tensor(float(validate(epoch)))
+if dist.get_rank() == 0:
+    dist.all_reduce(loss)
+loss = loss.item() / dist.get_world_size()"""), "here the ranks parted ways"),
+    W("no early stopping at all: every epoch", """
+for epoch in range(epochs):
+    train_one_epoch(epoch)
+    validate(epoch)
+return epoch
+""", "its validation loss (the mean over the shards) says", hides=True),
+)))
