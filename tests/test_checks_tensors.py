@@ -128,3 +128,30 @@ def test_signal_net():
 def test_a_check_says_what_to_run_when_the_function_is_missing():
     with pytest.raises(TypeError, match="run the cell that defines forward_numpy"):
         check.forward_numpy(np.zeros(3))
+
+
+def test_what_the_example_cannot_see():
+    """Found by held-out answers: a forward that switches the model's mode, a per_step or
+    a classifier that cuts the graph."""
+    def eval_mode(model, array):
+        model.eval()
+        return model(torch.as_tensor(array, dtype=torch.float32))
+
+    refused(check.forward_numpy, eval_mode, hint="between training and evaluation mode")
+
+    def numpy_round_trip(x):
+        flat = x.detach().numpy().transpose(0, 2, 1).reshape(-1, x.shape[1])
+        return torch.from_numpy(flat.copy())
+
+    refused(check.per_step, numpy_round_trip, hint="per_step breaks the graph")
+
+    class Detached(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(3, 8, kernel_size=3, padding=1)
+            self.head = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.head(torch.relu(self.conv(x)).mean(dim=2).detach())
+
+    refused(check.signal_net, Detached, hint="conv's weights get no gradient")

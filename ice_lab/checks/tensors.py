@@ -33,6 +33,7 @@ def forward_numpy(fn: Callable, *, seed: int | None = None) -> None:
     data = np.random.default_rng(gen.randrange(2**31)).random((5, 4))
     data = data * np.array([1.0, 10.0, 100.0, 1000.0])  # four scales
     counts = np.arange(12).reshape(3, 4)  # integer features (int64), e.g. counts
+    modes = [(m, m.training) for m in model.modules()]
     try:
         out, error = attempt(fn, model, data)
         _, int_error = attempt(fn, model, counts)
@@ -43,6 +44,10 @@ def forward_numpy(fn: Callable, *, seed: int | None = None) -> None:
       "The model's weights are no longer float32: model.double() hides the error but "
       "doubles memory and forces float64 on every later input (1.3 Diagnose). Change "
       "the side that is wrong once, where it enters PyTorch.", kind="model")
+    h(all(m.training == mode for m, mode in modes),
+      "forward_numpy switched the model between training and evaluation mode: it must "
+      "leave the model as it is (the training loop that calls it decides the mode; with "
+      "dropout or batch norm the loss would train another model).")
     h(not error,
       f"forward_numpy fails on float64 NumPy features ({error}): the model's weights "
       "are float32; convert the data to float32 where it enters PyTorch "
@@ -217,7 +222,14 @@ def per_step(fn: Callable, *, seed: int | None = None) -> None:
         h(torch.equal(got, expected),
           f"On {name} the rows hold the wrong values: row b*T + t must hold the C "
           "channels of sample b at step t, contiguous input or not.")
-    passed("one row per time step, batch first, any sizes, contiguous or not.")
+    leaf = torch.randn(2, 5, 3, requires_grad=True)  # conv features that train
+    kept, error = attempt(fn, leaf.transpose(1, 2))
+    h(not error and isinstance(kept, torch.Tensor) and kept.requires_grad,
+      f"per_step breaks the graph ({error or 'the output carries no gradient'}): a "
+      "NumPy round trip, .detach() or torch.tensor(...) on the features leaves the "
+      "convolution before per_step with no gradient. Stay with tensor operations.")
+    passed("one row per time step, batch first, any sizes, contiguous or not, in the "
+           "graph.")
 
 
 def signal_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
@@ -266,6 +278,14 @@ def signal_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> Non
         h(torch.allclose(out, expected, atol=1e-5),
           f"On {steps} steps the output is not the head applied to each conv feature "
           "averaged over time (the colleague's docstring says what it computes).")
+    model.zero_grad()
+    trained, error = attempt(lambda: model(torch.randn(2, conv.in_channels, 9)).sum()
+                             .backward())
+    grad = conv.weight.grad
+    h(not error and grad is not None and bool(grad.abs().sum() > 0),
+      f"conv's weights get no gradient from the output ({error or 'the graph is cut'}"
+      "): a .detach(), torch.no_grad() or NumPy step in forward leaves only the head "
+      "to train.")
     passed(f"one row per recording for {', '.join(map(str, lengths))} steps, each "
            "feature averaged over time.")
 

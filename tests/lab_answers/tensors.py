@@ -42,6 +42,9 @@ EXERCISES: list[Exercise] = [
         W("the example's 16 rows kept",
           "return model(torch.as_tensor(array[:16], dtype=torch.float32))",
           "rows or columns were cut to the example's size"),
+        W("the model switched to eval mode on the way",
+          "model.eval()\nreturn model(torch.as_tensor(array, dtype=torch.float32))",
+          "switched the model between training and evaluation mode"),
     )),
     Exercise(TENSORS, "residual_shape", right=(
         R("pred[:, 0]", "return pred[:, 0] - target"),
@@ -100,6 +103,12 @@ EXERCISES: list[Exercise] = [
           "return x.transpose(1, 2).reshape(-1, _seen_c)",
           "Take the sizes from x",
           cleanup="globals().pop('_seen_c', None)"),
+        W("a NumPy round trip (the graph is cut)",
+          "flat = x.detach().numpy().transpose(0, 2, 1).reshape(-1, x.shape[1])\n"
+          "return torch.from_numpy(flat.copy())",
+          "per_step breaks the graph"),
+        W("the right rows, detached", "return x.transpose(1, 2).reshape(-1, x.shape[1]).detach()",
+          "per_step breaks the graph"),
     )),
     Exercise(TENSORS, "signal_net", right=(
         R("mean(dim=2)", "class R(SignalNet):\n    def forward(self, x):\n"
@@ -130,5 +139,10 @@ EXERCISES: list[Exercise] = [
           "class R(SignalNet):\n    def forward(self, x):\n"
           "        return super().forward(x[:, :, :8])\n\nreturn R()",
           "with the colleague's 8 steps every shape happened to fit"),
+        W("the average over time, detached before the head",
+          "class R(SignalNet):\n    def forward(self, x):\n"
+          "        pooled = torch.relu(self.conv(x)).mean(dim=2)\n"
+          "        return self.head(pooled.detach())\n\nreturn R()",
+          "conv's weights get no gradient from the output"),
     )),
 ]
