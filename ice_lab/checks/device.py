@@ -334,7 +334,3 @@ def smoothed_loss(make: Callable, *, seed: int | None = None) -> None:
     from .device_loss import smoothed_loss as check  # its module uses the helpers above
 
     check(make, seed=seed)
-
-
-__all__ = ["other_device", "positional_pool", "smoothed_loss", "train_step",
-           "validate_labels"]

@@ -132,6 +132,3 @@ def smoothed_loss(make: Callable, *, seed: int | None = None) -> None:
           "The loss has the colleague's value but not its gradient.")
     passed(f"the colleague's loss and gradient on the CPU for {classes} classes; the same "
            f"loss object runs on {other}.")
-
-
-__all__ = ["smoothed_loss"]
