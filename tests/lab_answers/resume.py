@@ -431,7 +431,7 @@ def resume_exact(ckpt):
     restore_rng(ckpt["rng"])
     parts.sampler.load_state_dict(ckpt["sampler"].state_dict())
     return parts, step""",
-          "your checkpoint holds an object"),
+          "Your checkpoint holds an object"),
     )),
     Exercise(RESUME, "load_colleague", right=(
         R("PyTorch's consume_prefix_in_state_dict_if_present", """
@@ -460,7 +460,7 @@ return model""",
 state = torch.load(path)
 model.load_state_dict({k.removeprefix("module."): v for k, v in state.items()})
 return model""",
-          "map_location='cpu'"),
+          "the file's tensors are tagged cuda:0"),
         W("lstrip of the letters, then of the dot", """
 state = torch.load(path, map_location="cpu")
 model.load_state_dict({k.lstrip("module").lstrip("."): v for k, v in state.items()})
@@ -471,6 +471,26 @@ state = torch.load(path, map_location="cpu")
 model.load_state_dict({key[len("module."):]: v for key, v in state.items()})
 return model""",
           "A file without the prefix must load unchanged"),
+        # Issue 34: a strict load was asked for; a lenient one loads what does not fit.
+        W("the prefix stripped, then strict=False 'just in case'", """
+state = torch.load(path, map_location="cpu")
+state = {k.removeprefix("module."): v for k, v in state.items()}
+model.load_state_dict(state, strict=False)
+return model""",
+          "The exercise asks for a strict load", hides=True),
+        W("the prefix stripped, the keys the model lacks dropped without a word", """
+state = torch.load(path, map_location="cpu")
+known = model.state_dict().keys()
+state = {k.removeprefix("module."): v for k, v in state.items()}
+model.load_state_dict({k: v for k, v in state.items() if k in known})
+return model""",
+          "The exercise asks for a strict load", hides=True),
+        W("the missing keys filled from the model's own weights", """
+state = torch.load(path, map_location="cpu")
+state = {k.removeprefix("module."): v for k, v in state.items()}
+model.load_state_dict({**model.state_dict(), **state}, strict=False)
+return model""",
+          "The exercise asks for a strict load", hides=True),
     )),
     Exercise(RESUME, "atomic_save", right=(
         R("tempfile.NamedTemporaryFile in the target's folder", """
@@ -510,7 +530,7 @@ tmp = str(path) + ".tmp"
 with open(tmp, "wb") as f:
     torch.save(state, f)
 os.replace(tmp, path)""",
-          'Call f.flush() and os.fsync(f.fileno()) before os.replace', hides=True),
+          "before the temporary file's bytes were fsync-ed", hides=True),
         W('the temporary file under tempfile.gettempdir()', """
 import tempfile
 
@@ -537,5 +557,113 @@ with open(tmp, "wb") as f:
     os.fsync(f.fileno())
 os.replace(tmp, path)""",
           "fsyncs of the folder after one", hides=True),
+    )),
+    Exercise(RESUME, "colleague_trainer", right=(
+        R("resume's check run in eval mode (a copy of resume)", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = cls(state["seed"])
+        trainer.steps = state["steps"]
+        trainer.optimizer.load_state_dict(state["optimizer"])
+        trainer.scheduler.load_state_dict(state["scheduler"])
+        restore_rng(state["rng"], trainer.sampler)
+        trainer.model.load_state_dict(state["model"])
+        trainer.model.eval()  # no dropout: nothing drawn
+        with torch.no_grad():
+            finite = trainer.model(X_train[:8]).isfinite().all()
+        if not finite:
+            raise ValueError("the checkpoint's weights give NaN or inf")
+        return trainer
+
+return Repaired"""),
+        R("torch's generator set back after super().resume", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = super().resume(state)
+        torch.set_rng_state(state["rng"]["torch"])
+        return trainer
+
+return Repaired"""),
+        R("the random state restored after the check (a copy of resume, lines swapped)", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = cls(state["seed"])
+        trainer.steps = state["steps"]
+        trainer.optimizer.load_state_dict(state["optimizer"])
+        trainer.scheduler.load_state_dict(state["scheduler"])
+        trainer.model.load_state_dict(state["model"])
+        with torch.no_grad():
+            finite = trainer.model(X_train[:8]).isfinite().all()
+        if not finite:
+            raise ValueError("the checkpoint's weights give NaN or inf")
+        restore_rng(state["rng"], trainer.sampler)
+        return trainer
+
+return Repaired"""),
+    ), wrong=(
+        W("the colleague's trainer as it is", "return Trainer", "other dropout masks"),
+        W("torch reseeded after the resume, from the seed and the step", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = super().resume(state)
+        torch.manual_seed(state["seed"] + state["steps"])
+        return trainer
+
+return Repaired""",
+          "other dropout masks", hides=True),
+        W("dropout switched off: resumed runs agree, the colleague's numbers are gone", """
+class Repaired(Trainer):
+    def __init__(self, seed=0):
+        super().__init__(seed)
+        self.model[3].p = 0.0
+
+return Repaired""",
+          "no longer computes what the colleague's computed", hides=True),
+        W("the random state put back before super().resume", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        restore_rng(state["rng"])
+        return super().resume(state)
+
+return Repaired""",
+          "other dropout masks"),
+        W("resume's check under torch.inference_mode (dropout still draws)", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = cls(state["seed"])
+        trainer.steps = state["steps"]
+        trainer.optimizer.load_state_dict(state["optimizer"])
+        trainer.scheduler.load_state_dict(state["scheduler"])
+        restore_rng(state["rng"], trainer.sampler)
+        trainer.model.load_state_dict(state["model"])
+        with torch.inference_mode():
+            finite = trainer.model(X_train[:8]).isfinite().all()
+        if not finite:
+            raise ValueError("the checkpoint's weights give NaN or inf")
+        return trainer
+
+return Repaired""",
+          "other dropout masks"),
+        W("the saved random state put back at the start of every fit", """
+class Repaired(Trainer):
+    @classmethod
+    def resume(cls, state):
+        trainer = super().resume(state)
+        trainer.saved_rng = state["rng"]
+        return trainer
+
+    def fit(self, until):
+        if getattr(self, "saved_rng", None):
+            restore_rng(self.saved_rng, self.sampler)
+        super().fit(until)
+
+return Repaired""",
+          "a second fit call"),
     )),
 ]
