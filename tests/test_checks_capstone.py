@@ -1,177 +1,241 @@
-"""The checks of labs/lab-capstone.ipynb (ice_lab.checks.capstone and its two sibling
-modules), in process, without a kernel.
+"""The checks of labs/lab-capstone.ipynb (ice_lab.checks.capstone and its three sibling
+modules), in process, without a kernel: each check accepts a right answer on the lab's
+cases and on a seed's, refuses the stub with its error quoted and typical wrong answers
+with the hint that names them, and says more on a second failure.
 
-Each exercise's function is built the way the lab builds it: the lab's import cell, the
-script, the colleague's improvement and the lab's own solutions of the exercises before
-it run in one namespace, then the exercise's solution cell with the answer in its region.
-So every entry of tests/lab_answers/capstone.py is replayed against the check functions
-here too: a right answer passes the visible and the seeded check, a wrong one fails the
-visible check with its recorded hint, the shipped stub fails.
+The whole answer table (tests/lab_answers/capstone.py) is replayed in the lab by
+tests/test_lab_answers.py; here only enough of it to test the check functions.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import re
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-import nbformat
 import pytest
 import torch
+import torch.nn.functional as F
+from torch import nn
 
+import ice_lab
+import ice_lab.data
 from ice_lab.checks import capstone as check
-from lab_answers import capstone as table
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB = ROOT / "labs" / "lab-capstone.ipynb"
-STUB = 'raise NotImplementedError("Exercise: write your fix here.")'
-REGION = re.compile(r"^([ \t]*)# BEGIN SOLUTION\n.*?^[ \t]*# END SOLUTION\n?", re.M | re.S)
-SEEDS = (5, 2026)
+images, labels = ice_lab.data.digits_arrays()
 
 
-@functools.cache
-def _cells() -> tuple[list[str], dict[str, str], str, int]:
-    """(the lab's setup cells, every solution cell by exercise, the colleague's cell,
-    the index of the colleague's cell among the exercises)."""
-    nb = nbformat.read(LAB, as_version=4)
-    setup, solutions, colleague, order = [], {}, "", []
-    for cell in nb.cells:
-        grader = cell.metadata.get("nbgrader", {})
-        if cell.cell_type != "code":
-            continue
-        if grader.get("solution"):
-            solutions[grader["grade_id"]] = cell.source
-            order.append(grader["grade_id"])
-        elif "from ice_lab.checks import capstone as check" in cell.source or (
-                "def run(" in cell.source):
-            setup.append(cell.source)
-        elif "class AddCoords" in cell.source and not grader:
-            colleague = cell.source
-            order.append("<colleague>")
-    return setup, solutions, colleague, order.index("<colleague>")
+def stub(*args, **kwargs):
+    raise NotImplementedError("Exercise: write your fix here.")
 
 
-def with_answer(source: str, body: str) -> str:
-    """A solution cell's source with its region replaced by ``body``."""
-    def put(match: re.Match) -> str:
-        return textwrap.indent(textwrap.dedent(body).strip("\n"), match.group(1)) + "\n"
-    return REGION.sub(put, source, count=1)
+# ------------------------------------------------------------------ right answers
+def make_model(head=32 * 4 * 4, softmax=False):
+    layers = [
+        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(head, 10),
+    ]
+    return nn.Sequential(*layers, *([nn.Softmax(dim=1)] if softmax else []))
 
 
-@functools.cache
-def _before(exercise: str) -> dict:
-    """The lab's globals just before ``exercise``'s solution cell (never changed: each
-    answer runs in a copy)."""
-    setup, solutions, colleague, at = _cells()
-    ns: dict = {}
-    for source in setup:
-        exec(compile(source, "<lab>", "exec"), ns)
-    names = list(solutions)
-    for k, name in enumerate(names[:names.index(exercise)]):
-        if k == at:
-            exec(compile(colleague, "<colleague>", "exec"), ns)
-        exec(compile(solutions[name], name, "exec"), ns)
-    if names.index(exercise) >= at:
-        if names.index(exercise) == at:
-            exec(compile(colleague, "<colleague>", "exec"), ns)
-        ns.setdefault("OTHER", torch.device("meta"))
-    return ns
+def normalise(X, mean, std, eps=None):
+    if eps is not None:
+        return (X - mean) / (std + eps)
+    return (X - mean) / torch.where(std == 0, torch.ones_like(std), std)
 
 
-def namespace(exercise: str, body: str | None = None) -> dict:
-    """The lab's globals at ``exercise``, its solution cell run with ``body`` (the lab's
-    own solution when None)."""
-    ns = dict(_before(exercise))
-    solutions = _cells()[1]
-    source = solutions[exercise] if body is None else with_answer(solutions[exercise], body)
-    exec(compile(source, exercise, "exec"), ns)
-    return ns
+def load_digits(together=True, reseed=False):
+    if reseed:
+        ice_lab.set_seed(0)
+    X = torch.from_numpy(images).float().unsqueeze(1) / 16
+    y = torch.from_numpy(labels)
+    order = (torch.randperm(len(X)) if reseed
+             else torch.randperm(len(X), generator=torch.Generator().manual_seed(0)))
+    return X[order], (y[order] if together else y)
 
 
-CALLS: dict[str, Callable[[dict, int | None], None]] = {
-    "fix_model": lambda ns, s: check.model(ns["make_model"], seed=s),
-    "fix_normalise": lambda ns, s: check.normalise(ns["normalise"], seed=s),
-    "fix_load_digits": lambda ns, s: check.load_digits(
-        ns["load_digits"], ns["images"], ns["labels"], seed=s),
-    "fix_setup": lambda ns, s: check.setup(ns["setup"], seed=s),
-    "fix_compute_loss": lambda ns, s: check.compute_loss(ns["compute_loss"], seed=s),
-    "fix_train_step": lambda ns, s: check.train_step(
-        ns["train_step"], ns["compute_loss"], seed=s),
-    "fix_evaluate_memory": lambda ns, s: check.evaluate_memory(ns["evaluate"], seed=s),
-    "fix_evaluate_mode": lambda ns, s: check.evaluate_mode(ns["evaluate"], seed=s),
-    "fix_add_coords": lambda ns, s: check.add_coords(ns["AddCoords"], ns["OTHER"], seed=s),
-    "fix_residual": lambda ns, s: check.residual(ns["Residual"], seed=s),
+def setup(seed=0, none_seeds=False):
+    if seed is not None or none_seeds:
+        ice_lab.set_seed(0 if seed is None else seed)
+    model = make_model()
+    return model, torch.optim.AdamW(model.parameters(), lr=3e-3)
+
+
+def compute_loss(logits, labels):
+    return F.cross_entropy(logits, labels)
+
+
+def train_step(model, xb, yb, optimizer, clear=True):
+    if clear:
+        optimizer.zero_grad()
+    loss = compute_loss(model(xb), yb)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def evaluate(model, loader, mode=True, item=True, move=True):
+    device = next(model.parameters()).device
+    was_training = model.training
+    if mode:
+        model.eval()
+    total_loss, correct = 0.0, 0
+    with torch.no_grad() if item else torch.enable_grad():
+        for xb, yb in loader:
+            if move:
+                xb, yb = xb.to(device), yb.to(device)
+            logits = model(xb)
+            loss = compute_loss(logits, yb)
+            total_loss += (loss.item() if item else loss) * len(yb)
+            correct += (logits.argmax(dim=1) == yb).sum().item()
+    model.train(was_training)
+    n = len(loader.dataset)
+    return total_loss / n, correct / n
+
+
+class AddCoords(nn.Module):
+    def forward(self, x):
+        n, _, h, w = x.shape
+        rows = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(n, 1, h, w)
+        cols = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(n, 1, h, w)
+        return torch.cat([x, rows, cols], dim=1)
+
+
+class CpuCoords(nn.Module):  # the colleague's: made on the CPU
+    def forward(self, x):
+        n, _, h, w = x.shape
+        rows = torch.linspace(-1, 1, h).view(1, 1, h, 1).expand(n, 1, h, w)
+        cols = torch.linspace(-1, 1, w).view(1, 1, 1, w).expand(n, 1, h, w)
+        return torch.cat([x, rows, cols], dim=1)
+
+
+class Residual(nn.Module):
+    def __init__(self, channels, skip="out of place"):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU(inplace=True)
+        self.skip = skip
+
+    def forward(self, x):
+        h = self.relu(self.bn(self.conv(x)))
+        if self.skip == "in place":
+            h += x
+            return h
+        if self.skip == "detached":
+            return h + x.detach()
+        return h + x
+
+
+def residual(skip):
+    return lambda channels: Residual(channels, skip)
+
+
+def evaluate_chosen_layers(model, loader):
+    kinds = (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd)
+    saved = {m: m.training for m in model.modules() if isinstance(m, kinds)}
+    for m in saved:
+        m.eval()
+    try:
+        return evaluate(model, loader, mode=False)
+    finally:
+        for m, training in saved.items():
+            m.train(training)
+
+
+META = torch.device("meta")
+CASES: dict[str, tuple[Callable, Callable, list[tuple[Callable, str]]]] = {
+    # check -> (how to call it, the right answer, [(wrong answer, the hint it must get)])
+    "model": (lambda fn, s: check.model(fn, seed=s), make_model, [
+        (lambda: make_model(32 * 14 * 14), "the head is not sized for what reaches it"),
+        (lambda: make_model(softmax=True), "The last layer is Softmax"),
+    ]),
+    "normalise": (lambda fn, s: check.normalise(fn, seed=s), normalise, [
+        (lambda X, m, s: normalise(X, m, s, eps=1e-8), "Ink in a pixel that never varied"),
+        (lambda X, m, s: (X - m) / s.mean(), "Pixels that vary must be standardised"),
+    ]),
+    "load_digits": (lambda fn, s: check.load_digits(fn, images, labels, seed=s), load_digits, [
+        (lambda: load_digits(together=False), "labels do not belong to their image"),
+        (lambda: load_digits(reseed=True), "reseeds a global random generator"),
+    ]),
+    "setup": (lambda fn, s: check.setup(fn, seed=s), setup, [
+        (lambda seed=0: (make_model(), torch.optim.AdamW(make_model().parameters(), lr=3e-3)),
+         "the optimizer does not hold"),
+        (lambda seed=0: setup(seed, none_seeds=True), 'seed=None means "do not seed"'),
+    ]),
+    "compute_loss": (lambda fn, s: check.compute_loss(fn, seed=s), compute_loss, [
+        (lambda z, y: F.cross_entropy(F.softmax(z, dim=1), y), "the script's bug, is still"),
+        (lambda z, y: F.cross_entropy(z, y, reduction="sum"), "changes with the batch size"),
+        (lambda z, y: F.cross_entropy(z, y).item(), "0-d tensor with its graph"),
+    ]),
+    "train_step": (lambda fn, s: check.train_step(fn, compute_loss, seed=s), train_step, [
+        (lambda m, x, y, o: train_step(m, x, y, o, clear=False), ".grad accumulates"),
+        (lambda m, x, y, o: train_step(m, x, y, o) * 0 + compute_loss(m(x), y),
+         "returns the loss as a Python float"),
+    ]),
+    "evaluate_memory": (lambda fn, s: check.evaluate_memory(fn, seed=s), evaluate, [
+        (lambda m, loader: evaluate(m, loader, item=False), "Live memory still grows"),
+        (lambda m, loader: evaluate(m, loader, move=False),
+         "batches where the loader made them"),
+    ]),
+    "evaluate_mode": (lambda fn, s: check.evaluate_mode(fn, seed=s), evaluate, [
+        (lambda m, loader: evaluate(m, loader, mode=False), "dropout is still active"),
+        (evaluate_chosen_layers, "Switching chosen layers misses the others"),
+    ]),
+    "add_coords": (lambda fn, s: check.add_coords(fn, META, seed=s), AddCoords, [
+        (CpuCoords, "AddCoords still fails on meta"),
+    ]),
+    "residual": (lambda fn, s: check.residual(fn, seed=s), residual("out of place"), [
+        (residual("in place"), "backward still fails"),
+        (residual("detached"), "the skip must carry the gradient back to x"),
+    ]),
 }
-EXERCISES = {ex.solution: ex for ex in table.EXERCISES}
 
 
-def test_every_exercise_of_the_lab_has_a_check():
-    assert set(CALLS) == set(_cells()[1]) == set(EXERCISES)
-
-
-@pytest.mark.parametrize("exercise", sorted(CALLS))
-def test_the_lab_solution_passes_visible_and_seeded(exercise, capsys):
-    ns = namespace(exercise)
-    capsys.readouterr()  # what the lab's cells printed
-    for seed in (None, *SEEDS):
-        CALLS[exercise](ns, seed)
+@pytest.mark.parametrize("name", CASES)
+def test_a_right_answer_passes_visible_and_seeded(name, capsys):
+    call, right, _ = CASES[name]
+    for seed in (None, 2026):
+        call(right, seed)
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 + len(SEEDS) and all(
-        line.startswith("Check passed: ") for line in lines), lines
+    assert len(lines) == 2 and all(line.startswith("Check passed: ") for line in lines)
 
 
-@pytest.mark.parametrize("exercise", sorted(CALLS))
-def test_the_stub_fails(exercise):
-    ns = namespace(exercise, STUB)
+@pytest.mark.parametrize("name", CASES)
+def test_the_stub_fails_with_its_error_quoted(name):
+    call, _, _ = CASES[name]
+    stubbed = stub if name not in ("add_coords", "residual") else type(
+        "Stub", (nn.Module,), {"__init__": lambda self, *a: nn.Module.__init__(self),
+                               "forward": stub})
     with pytest.raises(AssertionError, match="NotImplementedError"):
-        CALLS[exercise](ns, None)
+        call(stubbed, None)
 
 
-def _answers(kind: str) -> list:
-    return [pytest.param(ex.solution, k, id=f"{ex.solution}-{kind}{k}")
-            for ex in table.EXERCISES for k, _ in enumerate(getattr(ex, kind))]
-
-
-@pytest.mark.parametrize(("exercise", "k"), _answers("wrong"))
-def test_a_wrong_answer_fails_with_its_hint(exercise, k):
-    answer = EXERCISES[exercise].wrong[k]
-    ns = namespace(exercise, answer.code)
+@pytest.mark.parametrize(("name", "k"), [(n, k) for n in CASES for k in range(len(CASES[n][2]))])
+def test_a_wrong_answer_fails_with_its_hint(name, k):
+    call, _, wrong = CASES[name]
+    answer, hint = wrong[k]
     with pytest.raises(AssertionError) as failed:
-        CALLS[exercise](ns, None)
-    assert answer.hint in str(failed.value), (answer.why, str(failed.value))
-
-
-@pytest.mark.parametrize(("exercise", "k"), _answers("right"))
-def test_a_right_answer_passes_visible_and_seeded(exercise, k):
-    ns = namespace(exercise, EXERCISES[exercise].right[k].code)
-    for seed in (None, SEEDS[0]):
-        CALLS[exercise](ns, seed)
+        call(answer, None)
+    assert hint in str(failed.value)
 
 
 def test_seeds_draw_other_cases(capsys):
-    digits, loss = namespace("fix_load_digits"), namespace("fix_compute_loss")
-    capsys.readouterr()
-    for seed in (None, *SEEDS):
-        check.load_digits(digits["load_digits"], digits["images"], digits["labels"],
-                          seed=seed)
-        check.compute_loss(loss["compute_loss"], seed=seed)
+    for seed in (None, 5, 2026):
+        check.load_digits(load_digits, images, labels, seed=seed)
+        check.compute_loss(compute_loss, seed=seed)
     lines = capsys.readouterr().out.splitlines()
     assert len(set(lines[0::2])) == 3 and len(set(lines[1::2])) == 3, lines
 
 
 def test_a_second_failure_says_more():
-    ns = namespace("fix_train_step", """
-loss = compute_loss(model(xb), yb)
-loss.backward()
-optimizer.step()
-return loss.item()""")
     messages = []
     for _ in range(2):
         with pytest.raises(AssertionError) as failed:
-            check.train_step(ns["train_step"], ns["compute_loss"])
+            check.train_step(lambda m, x, y, o: train_step(m, x, y, o, clear=False),
+                             compute_loss)
         messages.append(str(failed.value))
     assert "Still stuck" in messages[1]  # the first may be a second already
 
@@ -185,16 +249,22 @@ def test_the_final_check_reads_the_history(capsys):
         check.final({})
 
 
+def test_a_check_without_the_function_says_which_cell_to_run():
+    with pytest.raises(TypeError, match="setup"):
+        check.setup(None)
+
+
 def test_no_hint_spells_a_fix():
     """The fixes' own code never stands in a check's messages (its string literals)."""
     texts = []
-    for name in ("capstone", "capstone_training", "capstone_colleague"):
+    for name in ("capstone", "capstone_training", "capstone_eval", "capstone_colleague"):
         tree = ast.parse((ROOT / "ice_lab" / "checks" / f"{name}.py").read_text())
         texts += [node.value for node in ast.walk(tree)
                   if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     sources = " ".join(" ".join(texts).split())
     for fix in ("optimizer.zero_grad()", "model.zero_grad()", "torch.no_grad():",
-                "model.eval()", "model.train(was",
+                "model.eval()", "model.train(was", "xb.to(device)",
                 "device=x.device", "h = h + x", "y[order]", "std > 0",
                 "F.cross_entropy(logits, labels)", "len(loader.dataset)", "32 * 4 * 4"):
         assert fix not in sources, fix
+

@@ -53,13 +53,14 @@ def validate(model, loader, loss_fn, restore="previous", evaluation=True):
 
 
 def run_epochs(model, train_loader, val_loader, loss_fn, optimizer, scheduler, epochs,
-               per_batch=False, metric_to_all=False):
+               per_batch=False, metric_to_all=False, clear=True):
     lrs, val_losses = [], []
     for _ in range(epochs):
         model.train()
         lrs.append(optimizer.param_groups[0]["lr"])
         for xb, yb in train_loader:
-            optimizer.zero_grad()
+            if clear:
+                optimizer.zero_grad()
             loss_fn(model(xb), yb).backward()
             optimizer.step()
             if per_batch:
@@ -82,7 +83,8 @@ def accumulate_gradients(model, micro_batches, loss_fn, divide=True):
         (loss / len(micro_batches) if divide else loss).backward()
 
 
-def make_loaders(data, val_fraction=0.2, batch_size=64, same_order=True, ordered=False):
+def make_loaders(data, val_fraction=0.2, batch_size=64, same_order=True, ordered=False,
+                 shuffle=True):
     n_val = int(len(data) * val_fraction)
     if ordered:
         train, val = list(range(len(data) - n_val)), list(range(len(data) - n_val, len(data)))
@@ -90,8 +92,20 @@ def make_loaders(data, val_fraction=0.2, batch_size=64, same_order=True, ordered
         order = torch.randperm(len(data))
         train = order[n_val:].tolist()
         val = (order if same_order else torch.randperm(len(data)))[:n_val].tolist()
-    return (DataLoader(Subset(data, train), batch_size=batch_size, shuffle=True),
+    return (DataLoader(Subset(data, train), batch_size=batch_size, shuffle=shuffle),
             DataLoader(Subset(data, val), batch_size=256))
+
+
+def chosen_layers(model, loader, loss_fn):
+    kinds = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.modules.dropout._DropoutNd)
+    saved = {m: m.training for m in model.modules() if isinstance(m, kinds)}
+    for m in saved:
+        m.eval()
+    try:
+        return validate(model, loader, loss_fn, evaluation=False, restore=None)
+    finally:
+        for m, training in saved.items():
+            m.train(training)
 
 
 def reseeding(data, val_fraction=0.2, batch_size=64):
@@ -117,20 +131,26 @@ CASES = {  # check -> (the lab's answer, [(wrong answer, the hint it must get)])
         (lambda m, loader, f: validate(m, loader, f, evaluation=False), "does not change the mode"),
         (lambda m, loader, f: validate(m, loader, f, restore="train"), "must stay in eval mode"),
         (lambda m, loader, f: validate(m, loader, f, restore=None), "back in train mode"),
+        (chosen_layers, "GaussianNoise ran in training mode"),
     ]),
     "run_epochs": (run_epochs, [
         (lambda *a: run_epochs(*a, per_batch=True), "once per epoch, after the batches"),
         (lambda *a: run_epochs(*a, metric_to_all=True), "StepLR.step() takes no metric"),
+        (lambda *a: run_epochs(*a, clear=False), "the training between the scheduler steps"),
     ]),
     "accumulate_gradients": (accumulate_gradients, [
         (lambda m, b, f: accumulate_gradients(m, b, f, divide=False), "4 times the whole"),
         (lambda m, b, f: [(f(m(x), y) / 4).backward() for x, y in b], "plus the old one"),
+        (lambda m, b, f: [(m.zero_grad(), (f(m(x), y) / len(b)).backward()) for x, y in b],
+         "only the last micro-batch's gradient"),
     ]),
     "make_loaders": (make_loaders, [
         (lambda d, f, b: make_loaders(d, f, b, same_order=False), "training rows too"),
         (lambda d, f, b: make_loaders(d, f, b, ordered=True), "stored order"),
         (reseeding, "reseeds PyTorch's global random generator"),
         (dropping, "in neither split"),
+        (lambda d, f, b: make_loaders(d, f, 64), "take the batch_size make_loaders is given"),
+        (lambda d, f, b: make_loaders(d, f, b, shuffle=False), "in the same order in every pass"),
     ]),
 }
 

@@ -1,7 +1,7 @@
 """Checks of ``labs/lab-capstone.ipynb`` (chapter: Debugging), bugs 1 to 5 of the
 colleague's digits script: the model's head, the normalisation, the data, the
-optimizer's parameters and the loss. Bugs 6 to 10 and the final run:
-``capstone_training.py``.
+optimizer's parameters and the loss. Bug 6: ``capstone_training.py``; bugs 7 and 8:
+``capstone_eval.py``; bugs 9 and 10 and the final run: ``capstone_colleague.py``.
 
 Each check looks at one function of the learner's and nothing else: it builds its own
 small, correct pieces around it.
@@ -215,6 +215,19 @@ def _with_data(fn: Callable, images: np.ndarray, labels: np.ndarray) -> tuple[An
         space.update(saved)
 
 
+def _reseeds(fn: Callable) -> bool:
+    """Whether ``fn()`` leaves PyTorch's or NumPy's global generator in the same state
+    whatever state it found: it seeds it."""
+    after = []
+    for s in (5, 6):
+        torch.manual_seed(s)
+        np.random.seed(s)
+        attempt(fn)
+        after.append((torch.rand(3), np.random.rand(3)))
+    (t1, n1), (t2, n2) = after
+    return torch.equal(t1, t2) or bool(np.array_equal(n1, n2))
+
+
 def load_digits(fn: Callable, images: np.ndarray, labels: np.ndarray, *,
                 seed: int | None = None) -> None:
     """Bug 3: ``fn()`` returns every image of ``images`` (N, 1, 8, 8, float32 in 0..1)
@@ -255,6 +268,10 @@ def load_digits(fn: Callable, images: np.ndarray, labels: np.ndarray, *,
       "load_digits() gives another order each call (an unseeded shuffle): make_data "
       "would split train, validation and test differently each time, and test images "
       "leak into training (3.4 says what the script expects).")
+    h(not _reseeds(fn),
+      "load_digits() reseeds a global random generator (PyTorch's or NumPy's): whatever "
+      "seed the caller chose, everything random after it (initial weights, dropout, "
+      "shuffles) repeats the same numbers. Keep the shuffle's randomness to itself.")
     shares = [torch.bincount(part, minlength=10) / len(part)
               for part in (y[:1257], y[1257:1527], y[1527:])]
     how = ("sorted by label" if bool((y[1:] >= y[:-1]).all()) else "grouped by label")
@@ -341,12 +358,23 @@ def setup(fn: Callable, *, seed: int | None = None) -> None:
                zip(calls[0][0].parameters(), calls[1][0].parameters()))
     h(same,
       f"setup({seeds[0]}) twice gives two different models: the model it returns is "
-      "not the one the seed made, so runs do not repeat.")
+      "not the one the seed made, so runs do not repeat"
+      + (" (and 0 is a seed like any other)." if seeds[0] == 0 else "."))
     other = all(torch.equal(a, b) for a, b in
                 zip(calls[0][0].parameters(), calls[2][0].parameters()))
     h(not other,
       f"setup({seeds[2]}) gives the same model as setup({seeds[0]}): seed with the "
       "seed it is given, not a fixed one.")
+    unseeded = []
+    for state in (5, 6):  # setup(None) after two different random states
+        torch.manual_seed(state)
+        result, _ = attempt(fn, None)
+        unseeded.append(result[0] if isinstance(result, tuple) and result else None)
+    h(all(isinstance(m, nn.Module) for m in unseeded) and not all(
+        torch.equal(a, b) for a, b in zip(unseeded[0].parameters(),
+                                          unseeded[1].parameters())),
+      "setup(None) gives the same model whatever the random state it starts from: it "
+      "seeds, although seed=None means \"do not seed\" (4.4).")
     passed("the optimizer holds the model it comes with; seeded runs repeat "
            f"(seeds {seeds[0]}, {seeds[2]} and None).")
 
@@ -434,7 +462,7 @@ def compute_loss(fn: Callable, *, seed: int | None = None) -> None:
 
 
 # One module for the lab's Verify cells (``check.<exercise>(...)``): bugs 6 to 10 and the
-# final run live in the two sibling modules.
+# final run live in the three sibling modules.
 from .capstone_colleague import add_coords, final, residual  # noqa: E402, F401
-from .capstone_training import (  # noqa: E402, F401
-    evaluate_memory, evaluate_mode, train_step)
+from .capstone_eval import evaluate_memory, evaluate_mode  # noqa: E402, F401
+from .capstone_training import train_step  # noqa: E402, F401

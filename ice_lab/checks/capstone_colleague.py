@@ -1,6 +1,7 @@
 """Checks of ``labs/lab-capstone.ipynb`` (chapter: Debugging), bugs 9 and 10, the two
 modules of the colleague's improvement (``AddCoords``, ``Residual``), and the final run
-of the whole script. Bugs 1 to 5: ``capstone.py``; bugs 6 to 8: ``capstone_training.py``.
+of the whole script. Bugs 1 to 5: ``capstone.py``; bug 6: ``capstone_training.py``;
+bugs 7 and 8: ``capstone_eval.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Checks of ``labs/lab-training.ipynb``, exercises 3 to 5 (chapter: The training loop,
+"""Checks of ``labs/lab-training.ipynb``, exercises 3 and 4 (chapter: The training loop,
 ``book/training.ipynb``): a scheduler stepped once per epoch, gradient accumulation that
-matches one big batch, a train/validation split without shared rows.
+matches one big batch. Exercise 5, the split: ``training_split.py``.
 
 Re-exported by ``ice_lab.checks.training``, the module the lab imports.
 """
@@ -13,7 +13,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.utils.data import DataLoader, Subset, TensorDataset
+from torch.utils.data import DataLoader, Subset
 
 from ice_lab import set_seed
 from ice_lab.data import digits_datasets, synthetic_regression
@@ -23,7 +23,6 @@ from ._core import Hints, attempt, need_callable, passed, rng
 
 _sched = Hints("run_epochs")
 _accum = Hints("accumulate_gradients")
-_split = Hints("make_loaders")
 
 
 def _mlp() -> nn.Sequential:
@@ -52,6 +51,15 @@ def _watch(scheduler: Any) -> list[tuple]:
 
 
 # ------------------------------------------------------------------ 3. scheduler
+def _recorder(model: nn.Module, used: list[float], modes: list[bool]) -> Callable:
+    """A step pre-hook recording each step's learning rate and whether every module of
+    ``model`` was in train mode."""
+    def record(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+        used.append(optimizer.param_groups[0]["lr"])
+        modes.append(all(m.training for m in model.modules()))
+    return record
+
+
 def _run(fn: Callable, scheduler_of: Callable, epochs: int, loader: DataLoader,
          val_loader: DataLoader, seed: int) -> tuple[Any, str, list[float], Any]:
     set_seed(seed)
@@ -59,14 +67,48 @@ def _run(fn: Callable, scheduler_of: Callable, epochs: int, loader: DataLoader,
     opt = torch.optim.SGD(model.parameters(), lr=0.5)
     sched = scheduler_of(opt)
     used: list[float] = []  # the learning rate of every optimizer step
-    hook = opt.register_step_pre_hook(
-        lambda o, args, kwargs: used.append(o.param_groups[0]["lr"]))
+    modes: list[bool] = []  # every module in train mode at that step
+    hook = opt.register_step_pre_hook(_recorder(model, used, modes))
     try:
         out, error = attempt(fn, model, loader, val_loader, nn.CrossEntropyLoss(), opt,
                              sched, epochs)
     finally:
         hook.remove()
-    return out, error, used, (model, sched)
+    return out, error, used, (model, sched, modes)
+
+
+def _trains_in_train_mode(modes: list[bool], epochs: int, what: str) -> None:
+    """Every optimizer step of ``run_epochs`` ran with the model in train mode."""
+    per_epoch = max(1, len(modes) // epochs)
+    first = next((i // per_epoch + 1 for i, ok in enumerate(modes) if not ok), 0)
+    _sched.require(
+        all(modes),
+        f"With {what}, epoch {first} trained with the model in eval mode: the validation "
+        "of the epoch before left it there, so dropout and BatchNorm would train as at "
+        "inference. Every epoch trains in train mode (2. Fix: validation leaves no "
+        "trace).")
+
+
+def _trains_like_fit(model: nn.Module, out: dict, twin: nn.Module, ref: Any,
+                     what: str) -> None:
+    """``model`` trained as ice_lab's ``fit`` trained ``twin`` (the same data and
+    schedule), and the validation losses are ``fit``'s."""
+    _sched.require(
+        all(torch.allclose(a, b, atol=1e-4)
+            for a, b in zip(model.parameters(), twin.parameters())),
+        f"With {what} the weights after training differ from those of a correct loop on "
+        "the same model, batches and schedule: the training between the scheduler steps "
+        "is wrong. Does every step use its own batch's gradient and nothing else "
+        "(exercise 1)?")
+    got = [round(v, 4) for v in out["val_loss"]]
+    _sched.require(
+        len(out["val_loss"]) == len(ref.val_loss)
+        and all(abs(a - b) < 1e-4 * max(1.0, abs(b))
+                for a, b in zip(out["val_loss"], ref.val_loss)),
+        f"With {what} the weights are right, but the validation losses recorded are "
+        f"{got}, the model's losses on val_loader {[round(v, 4) for v in ref.val_loss]}: "
+        "the mean over every validation sample, the model in eval mode, after the "
+        "epoch's batches (not the training loss, not a mean of batch means).")
 
 
 def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
@@ -94,10 +136,11 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
         ]
         for make in makers:
             epochs, order = gen.randint(1, 4), gen.randrange(1000)
-            out, error, _, (model, sched) = _run(fn, make, epochs,
-                                                 digits(256, order), val_loader, order)
+            out, error, _, (model, sched, modes) = _run(fn, make, epochs,
+                                                        digits(256, order), val_loader, order)
             what = f"{type(sched).__name__} over {epochs} epochs"
             h(not error, f"run_epochs fails with {what} ({error})")
+            _trains_in_train_mode(modes, epochs, what)
             set_seed(order)
             twin = _mlp()
             twin_opt = torch.optim.SGD(twin.parameters(), lr=0.5)
@@ -119,9 +162,8 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.5)
     step = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     args = _watch(step)
-    used = []
-    hook = opt.register_step_pre_hook(
-        lambda o, a, k: used.append(o.param_groups[0]["lr"]))
+    used, modes = [], []
+    hook = opt.register_step_pre_hook(_recorder(model, used, modes))
     try:
         out, error = attempt(fn, model, digits(len(train_ds), 0), val_loader,
                              nn.CrossEntropyLoss(), opt, step, 3)
@@ -156,7 +198,15 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
       "not computed from a schedule.")
     h(len(out["val_loss"]) == 3 and out["val_loss"][-1] < out["val_loss"][0],
       "the validation loss should fall over 3 epochs with a working schedule")
-    out, error, used, (model, plateau) = _run(
+    _trains_in_train_mode(modes, 3, "StepLR over 3 epochs")
+    set_seed(0)
+    twin = _mlp()
+    twin_opt = torch.optim.SGD(twin.parameters(), lr=0.5)
+    ref = fit(twin, digits(len(train_ds), 0), nn.CrossEntropyLoss(), twin_opt, epochs=3,
+              val_loader=val_loader, progress=False,
+              scheduler=torch.optim.lr_scheduler.StepLR(twin_opt, step_size=1, gamma=0.5))
+    _trains_like_fit(model, out, twin, ref, "StepLR over 3 epochs")
+    out, error, used, (model, plateau, modes) = _run(
         fn, lambda o: _RecordingPlateau(o, patience=0, factor=0.5), 3,
         digits(len(train_ds), 0), val_loader, 0)
     h(not error,
@@ -170,10 +220,14 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
       f"ReduceLROnPlateau was stepped {len(plateau.seen)} times in 3 epochs: once per "
       "epoch")
     h(plateau.seen == out["val_loss"],
-      "ReduceLROnPlateau must be stepped with the validation loss, not the training loss")
+      "ReduceLROnPlateau must be stepped with the validation loss, not the training loss "
+      "(nor an accuracy: in its default mode it waits for a number that stops falling).")
     final = evaluate(model, val_loader, nn.CrossEntropyLoss())[0]
     h(abs(out["val_loss"][-1] - final) < 1e-6,
-      "val_loss must be the loss on val_loader after each epoch (not the training loss)")
+      f"after the last epoch run_epochs recorded a validation loss of "
+      f"{out['val_loss'][-1]:.4f}, the model's loss on val_loader is {final:.4f}: the mean "
+      "over every validation sample, the model in eval mode, after the epoch's batches "
+      "(not the training loss, not a mean of batch means).")
     epoch_lrs = used[:: max(1, len(used) // 3)]
     h(out["lr"] == epoch_lrs,
       f"with ReduceLROnPlateau the learning rates per epoch are {out['lr']}, but the "
@@ -186,8 +240,8 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
         return sched
 
     exp_args: list[list[tuple]] = []
-    out, error, used, (model, sched) = _run(fn, exponential, 2, digits(320, 2),
-                                            val_loader, 2)
+    out, error, used, (model, sched, modes) = _run(fn, exponential, 2, digits(320, 2),
+                                                   val_loader, 2)
     h(not error, f"run_epochs fails with ExponentialLR over 2 epochs ({error})")
     h(isinstance(out, dict) and "lr" in out,
       'run_epochs must return {"lr": [...], "val_loss": [...]}')
@@ -256,10 +310,17 @@ def accumulate_gradients(fn: Callable, *, seed: int | None = None) -> None:
           "One backward() on the mean of all the losses gives the same gradient, but "
           "keeps every micro-batch's graph alive at once: the memory accumulation "
           "exists to save.")
-        h(not torch.allclose(grads[0] - 100.0, big[0], atol=1e-4),
+        h(not any(torch.allclose(g - 100.0, b, atol=1e-4) for g, b in zip(grads, big)),
           "the gradient is the whole batch's plus the old one: old gradients were not "
-          "cleared.")
-        ratio = float((grads[0] * big[0]).sum() / (big[0] ** 2).sum())
+          "cleared, for every parameter.")
+        last = _whole(model, x.chunk(4)[-1], t.chunk(4)[-1], _mse)
+        h(not any(all(torch.allclose(g, c * b, atol=1e-5) for g, b in zip(grads, last))
+                  for c in (1.0, 0.25)),
+          "only the last micro-batch's gradient is left in .grad: the gradients of the "
+          "earlier ones were cleared on the way.")
+        flat, whole = torch.cat([g.flatten() for g in grads]), torch.cat(
+            [b.flatten() for b in big])
+        ratio = float((flat * whole).sum() / (whole ** 2).sum())
         h(all(torch.allclose(g, b, atol=1e-5) for g, b in zip(grads, big)),
           f"with 4 micro-batches of 16 the accumulated gradient is {ratio:.3g} times the "
           "whole batch's" + (": the micro-batch size is the wrong count."
@@ -339,86 +400,3 @@ def accumulate_gradients(fn: Callable, *, seed: int | None = None) -> None:
           "training with your accumulation should match one big batch")
     passed("one backward per micro-batch, the whole batch's gradient, any count, any "
            "loss, fresh models too.")
-
-
-# ------------------------------------------------------------------ 5. the split
-def _rows(loader: Any, what: str) -> tuple[list[int], str]:
-    """The row ids one pass over ``loader`` yields (feature 0 of each row is its id), or
-    what is wrong with the pairs it yields."""
-    ids: list[int] = []
-    try:
-        for batch in loader:
-            xb, yb = batch
-            ids += [int(v) for v in xb[:, 0].tolist()]
-            if not torch.equal(yb, (xb[:, 0] % 10).long()):
-                return ids, f"the {what} loader pairs rows with labels that are not theirs"
-    except Exception as error:  # quoted in the hint
-        return ids, f"iterating the {what} loader fails ({' '.join(str(error).split())[:150]})"
-    return ids, ""
-
-
-def _ordered_data(n: int) -> TensorDataset:
-    """``n`` rows, row ``i`` holding ``i`` in feature 0 and label ``i % 10``."""
-    ids = torch.arange(n, dtype=torch.float32)
-    return TensorDataset(torch.stack([ids, torch.randn(n)], dim=1), torch.arange(n) % 10)
-
-
-def make_loaders(fn: Callable, *, seed: int | None = None) -> None:
-    """``fn(data, val_fraction, batch_size)`` -> ``(train_loader, val_loader)``: a
-    random split, each row in exactly one of the two, about ``val_fraction`` of them in
-    validation, the same split after the same ``set_seed``, PyTorch's own random state
-    left to the caller. Exercise 5 (open) of labs/lab-training.ipynb."""
-    need_callable(fn, "make_loaders")
-    gen = rng(seed, 55)
-    h = _split.require
-    cases = [(500, 0.2, 64), (103, 0.3, 10)] if seed is None else [
-        (gen.randint(40, 900), gen.choice([0.1, 0.15, 0.25, 0.5]), gen.randint(4, 100))
-        for _ in range(3)]
-    for n, fraction, batch in cases:
-        what = f"{n} rows, val_fraction={fraction}"
-        data = _ordered_data(n)
-        set_seed(gen.randrange(1000))
-        loaders, error = attempt(fn, data, fraction, batch)
-        h(not error, f"make_loaders fails on {what} ({error})")
-        h(isinstance(loaders, tuple | list) and len(loaders) == 2,
-          "make_loaders returns two loaders: (train_loader, val_loader)")
-        train, problem = _rows(loaders[0], "training")
-        val, problem2 = _rows(loaders[1], "validation")
-        h(not (problem or problem2), f"On {what}: {problem or problem2}.")
-        shared = set(train) & set(val)
-        h(not shared,
-          f"On {what}, {len(shared)} of the {len(set(val))} validation rows are training "
-          "rows too: the validation loss measures rows the model trained on.",
-          kind="shared",
-          more="the two splits must come from one shuffle of the rows: count the shared "
-          "rows after each change, as 5. Diagnose does.")
-        h(len(val) == len(set(val)) and len(train) == len(set(train)),
-          f"On {what} a row comes twice in one pass of a loader: each row belongs to one "
-          "split, once.")
-        missing = n - len(set(train) | set(val))
-        h(not missing,
-          f"On {what}, {missing} rows are in neither split: removing the shared rows "
-          "from one side hides the overlap and throws data away.")
-        h(abs(len(val) - n * fraction) <= 1,
-          f"On {what} validation holds {len(val)} rows, about {n * fraction:g} expected.")
-        h(len(val) < 2 or max(val) - min(val) + 1 != len(val),
-          f"On {what} validation holds one run of consecutive rows: the split takes the "
-          "rows in their stored order. A dataset sorted (by class, by date) would give "
-          "validation one end of it.")
-    data = _ordered_data(200)
-    draws, splits = [], []
-    for s in (11, 11, 12):  # the same seed twice, then another
-        set_seed(s)
-        loaders, error = attempt(fn, data, 0.25, 50)
-        h(not error, f"make_loaders fails on 200 rows ({error})")
-        splits.append(sorted(_rows(loaders[1], "validation")[0]))
-        draws.append(torch.rand(3))
-    h(splits[0] == splits[1],
-      "Two calls after the same set_seed give two different splits: the split is not "
-      "reproducible.")
-    h(not torch.equal(draws[1], draws[2]),
-      "make_loaders reseeds PyTorch's global random generator: whatever set_seed the caller "
-      "chose, everything random after it (initial weights, shuffles, dropout) "
-      "repeats the same numbers. Keep the split's randomness to itself.")
-    passed(f"no row in both splits, none lost, a shuffled split of about val_fraction, "
-           f"reproducible, on {len(cases) + 1} datasets.")

@@ -16,9 +16,11 @@ from .answer import Exercise, R, W
 LAB = "labs/lab-capstone.ipynb"
 CAPSTONE = LAB
 
-# The evaluate() loop of bugs 7 and 8, with the lines each answer changes.
+# The evaluate() loop of bugs 7 and 8, with the lines each answer changes (the batches
+# go where the model is, as in the script: run() trains on a GPU when there is one).
 _LOOP = """
 for xb, yb in loader:
+    xb, yb = xb.to(device), yb.to(device)
     logits = model(xb)
     total_loss += compute_loss(logits, yb).item() * len(yb)
     correct += (logits.argmax(dim=1) == yb).sum().item()"""
@@ -28,8 +30,9 @@ def _evaluate(before: str = "", after: str = "", loop: str = _LOOP, grad: bool =
               end: str = "n = len(loader.dataset)\nreturn total_loss / n, correct / n") -> str:
     """An evaluate() body: ``before``, the loop (under no_grad unless ``grad``), ``after``."""
     body = loop if grad else "with torch.no_grad():" + loop.replace("\n", "\n    ")
-    return "\n".join(p for p in (before, "total_loss, correct = 0.0, 0", body.strip("\n"),
-                                 after, end) if p)
+    return "\n".join(p for p in ("device = next(model.parameters()).device", before,
+                                 "total_loss, correct = 0.0, 0", body.strip("\n"), after, end)
+                     if p)
 
 
 EXERCISES: list[Exercise] = [
@@ -143,6 +146,9 @@ return (X - mean) / safe_std"""),
         R("masked_fill on std", "return (X - mean) / std.masked_fill(std == 0, 1.0)"),
         R("torch.where(std == 0, 1.0, std)", "return (X - mean) / torch.where(std == 0, 1.0, std)"),
         R("std plus 1 where it is 0", "return (X - mean) / (std + (std == 0).float())"),
+        # issue 34's held-out round
+        R("nan_to_num with every non-finite value set to 0",
+          "return torch.nan_to_num((X - mean) / std, nan=0.0, posinf=0.0, neginf=0.0)"),
     ), wrong=(
         W("a tiny epsilon added to std", "return (X - mean) / (std + 1e-8)",
           "A tiny epsilon added to", hides=True),
@@ -202,6 +208,13 @@ return X, torch.from_numpy(labels[order])"""),
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 return X.flip(0), y.flip(0)"""),
+        # issue 34's held-out round
+        R("the same seeded permutation made twice, once for each tensor", """
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+def perm():
+    return torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
+return X[perm()], y[perm()]"""),
     ), wrong=(
         W("the labels shuffled with a permutation of their own", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
@@ -254,6 +267,13 @@ return X[order], y[order]""", "must still return all 1797 images"),
 X = torch.from_numpy(images).float().unsqueeze(1).flip(-1) / 16
 y = torch.from_numpy(labels)
 return X, y""", "do not belong to their image"),
+        # issue 34's held-out round: the same order each call, bought by reseeding
+        W("every global generator reseeded before an unseeded shuffle", """
+ice_lab.set_seed(0)
+X = torch.from_numpy(images).float().unsqueeze(1) / 16
+y = torch.from_numpy(labels)
+order = torch.randperm(len(X))
+return X[order], y[order]""", "reseeds a global random generator", hides=True),
     )),
     Exercise(LAB, "fix_setup", right=(
         R("torch.manual_seed instead of set_seed", """
@@ -275,6 +295,13 @@ decay = [p for n, p in model.named_parameters() if n.endswith("weight")]
 rest = [p for n, p in model.named_parameters() if not n.endswith("weight")]
 groups = [{"params": decay}, {"params": rest, "weight_decay": 0.0}]
 return model, torch.optim.AdamW(groups, lr=3e-3)"""),
+        # issue 34's held-out round
+        R("the script's two builds kept, the optimizer made last", """
+model = make_model()
+if seed is not None:
+    ice_lab.set_seed(seed)
+    model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3)"""),
     ), wrong=(
         W("the optimizer built from another fresh model", """
 if seed is not None:
@@ -330,6 +357,18 @@ if seed is not None:
     ice_lab.set_seed(seed)
 model = make_model()
 return model, torch.optim.Adam(model.parameters(), lr=3e-3)""", "setup() builds Adam with"),
+        # issue 34's held-out round: setup(None) was called, never compared
+        W("seed=None seeded with 0", """
+ice_lab.set_seed(0 if seed is None else seed)
+model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3)""",
+          'although seed=None means "do not seed"'),
+        W("if seed: (a seed of 0 taken for no seed)", """
+if seed:
+    ice_lab.set_seed(seed)
+model = make_model()
+return model, torch.optim.AdamW(model.parameters(), lr=3e-3)""",
+          "0 is a seed like any other"),
     )),
     Exercise(LAB, "fix_compute_loss", right=(
         R("nll_loss of log_softmax", "return F.nll_loss(F.log_softmax(logits, dim=1), labels)"),
@@ -341,6 +380,8 @@ return -log_p.gather(1, labels[:, None]).mean()"""),
 picked = logits.gather(1, labels.unsqueeze(1)).squeeze(1)
 return (torch.logsumexp(logits, dim=1) - picked).mean()"""),
         R("in float64, then back", "return F.cross_entropy(logits.double(), labels).float()"),
+        # issue 34's held-out round: a softmax of log-probabilities is the softmax itself
+        R("cross_entropy of log_softmax", "return F.cross_entropy(F.log_softmax(logits, -1), labels)"),
     ), wrong=(
         W("nll_loss of softmax", "return F.nll_loss(F.softmax(logits, dim=1), labels)",
           "nll_loss expects log-probabilities"),
@@ -550,17 +591,36 @@ with torch.no_grad():
     logits = model(xb)
     return compute_loss(logits, yb).item(), (logits.argmax(1) == yb).float().mean().item()""",
           "evaluate every batch of the loader"),
+        # issue 34's held-out round: every check ran on the CPU, where the batches are
+        W("the batches left where the loader made them", _evaluate(
+            loop=_LOOP.replace("    xb, yb = xb.to(device), yb.to(device)\n", "")),
+          "it hands the model batches where the loader made them"),
+        W("each batch's loss tensor kept in a list, summed at the end", """
+device = next(model.parameters()).device
+losses, correct, n = [], 0, 0
+for xb, yb in loader:
+    xb, yb = xb.to(device), yb.to(device)
+    logits = model(xb)
+    losses.append(compute_loss(logits, yb) * len(yb))
+    correct += (logits.argmax(dim=1) == yb).sum().item()
+    n += len(yb)
+return float(sum(losses)) / n, correct / n""", "Live memory still grows"),
     )),
     Exercise(LAB, "fix_evaluate_mode", right=(
         R("eval(), then train() only if it was training", _evaluate(
             before="was_training = model.training\nmodel.eval()",
             after="if was_training:\n    model.train()")),
+        R("every module's own flag saved and put back", _evaluate(
+            before="modes = [(m, m.training) for m in model.modules()]\nmodel.eval()",
+            after="for m, training in modes:\n    m.training = training")),
         R("a deep copy evaluated in eval()", """
 import copy
 frozen = copy.deepcopy(model).eval()
+device = next(frozen.parameters()).device
 total_loss, correct = 0.0, 0
 with torch.no_grad():
     for xb, yb in loader:
+        xb, yb = xb.to(device), yb.to(device)
         logits = frozen(xb)
         total_loss += compute_loss(logits, yb).item() * len(yb)
         correct += (logits.argmax(dim=1) == yb).sum().item()
@@ -590,6 +650,18 @@ return total_loss / n, correct / n"""),
         W("the mode restored from itself, after eval()", _evaluate(
             before="model.eval()", after="model.train(model.training)"),
           "The model came back in eval() mode"),
+        # issue 34's held-out round: the check's models had no layer of their own
+        W("eval() on every BatchNorm and dropout class, their flags restored", _evaluate(
+            before="kinds = (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd)\n"
+                   "saved = {m: m.training for m in model.modules() if isinstance(m, kinds)}\n"
+                   "for m in saved:\n    m.eval()",
+            after="for m, t in saved.items():\n    m.train(t)"),
+          "Switching chosen layers misses the others"),
+        W("eval() and the mode restored, the batches left on the CPU", _evaluate(
+            before="was_training = model.training\nmodel.eval()",
+            after="model.train(was_training)",
+            loop=_LOOP.replace("    xb, yb = xb.to(device), yb.to(device)\n", "")),
+          "it hands the model batches where the loader made them"),
     )),
     # ====================================================== the colleague's model (bugs 9, 10)
     Exercise(LAB, "fix_add_coords", right=(

@@ -101,6 +101,19 @@ EXERCISES: list[Exercise] = [
               "mse(model(xb), yb)", "nn.MSELoss()(model(xb).squeeze(1), yb)")),
         R("every .grad set to None by hand",
           epoch(first="for p in model.parameters():\n        p.grad = None")),
+        # issue 34's held-out round
+        R("torch.autograd.grad written into .grad", """
+params = [p for p in model.parameters() if p.requires_grad]
+total, n = 0.0, 0
+for xb, yb in loader:
+    loss = mse(model(xb), yb)
+    for p, g in zip(params, torch.autograd.grad(loss, params)):
+        p.grad = g
+    optimizer.step()
+    total += loss.item()
+    n += 1
+return total / n
+"""),
     ), wrong=(
         W("zero_grad() once per epoch", epoch(before="optimizer.zero_grad()", first=""),
           "are the gradients cleared on every batch"),
@@ -127,6 +140,20 @@ EXERCISES: list[Exercise] = [
         # bookkeeping
         W("total += loss, the tensor", epoch().replace("total += loss.item()", "total += loss"),
           "return a Python float"),
+        # issue 34's held-out round: one parameter cleared, the rate cut, every other batch
+        W("only the weight's gradient cleared (the bias accumulates)",
+          epoch(first="model.weight.grad = None"), "cleared on every batch, for every parameter"),
+        W("no zero_grad(), the learning rate cut tenfold", epoch(
+            before="for group in optimizer.param_groups:\n    group['lr'] *= 0.1", first=""),
+          "are the gradients cleared on every batch", hides=True),
+        W("zero_grad() every other batch", epoch(first="pass").replace(
+            "for xb, yb in loader:\n    pass",
+            "for i, (xb, yb) in enumerate(loader):\n    if i % 2 == 0:\n"
+            "        optimizer.zero_grad()"), "are the gradients cleared on every batch"),
+        W("the loss of a second forward pass, after the step", epoch().replace(
+            "total += loss.item()",
+            "with torch.no_grad():\n        total += mse(model(xb), yb).item()"),
+          "return the mean of the batch losses"),
     )),
     Exercise(TRAINING, "eval_fix", right=(
         R("ice_lab.train.evaluate", "return evaluate(model, loader, loss_fn)"),
@@ -150,6 +177,35 @@ try:
 finally:
     model.train(mode=was_training)
 return sum(losses) / n, hits / n
+"""),
+        # issue 34's held-out round: the accuracy as a float32 mean (was refused: the
+        # check compared it to 1e-9), every module's own flag restored
+        R("one pass, float32 accuracy, every module's flag restored", """
+modes = {m: m.training for m in model.modules()}
+model.eval()
+try:
+    with torch.no_grad():
+        outs, ys = [], []
+        for xb, yb in loader:
+            outs.append(model(xb))
+            ys.append(yb)
+        out, y = torch.cat(outs), torch.cat(ys)
+finally:
+    for m, t in modes.items():
+        m.training = t
+return loss_fn(out, y).item(), (out.argmax(1) == y).float().mean().item()
+"""),
+        R("a deep copy in eval mode, inference_mode", """
+import copy
+frozen = copy.deepcopy(model).eval()
+total, correct, n = 0.0, 0, 0
+with torch.inference_mode():
+    for xb, yb in loader:
+        out = frozen(xb)
+        total += loss_fn(out, yb).item() * len(yb)
+        correct += (out.argmax(1) == yb).sum().item()
+        n += len(yb)
+return total / n, correct / n
 """),
     ), wrong=(
         W("torch.no_grad() without model.eval()", validate_answer(before="", after=""),
@@ -193,6 +249,23 @@ return loss, acc
         W("the mode read after eval()", validate_answer(
             before="model.eval()\nwas_training = model.training"),
           "must put the model back in train mode"),
+        # issue 34's held-out round: the layer classes picked by hand passed (the check's
+        # models had no layer of their own)
+        W("eval() on every BatchNorm and dropout class, their flags restored", validate_answer(
+            before="kinds = (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd)\n"
+                   "saved = {m: m.training for m in model.modules() if isinstance(m, kinds)}\n"
+                   "for m in saved:\n    m.eval()",
+            after="for m, t in saved.items():\n    m.train(t)"),
+          "GaussianNoise ran in training mode"),
+        W("BatchNorm's momentum set to 0, no eval()", validate_answer(
+            before="saved = {m: m.momentum for m in model.modules()\n"
+                   "         if isinstance(m, nn.BatchNorm1d)}\nfor m in saved:\n"
+                   "    m.momentum = 0.0",
+            after="for m, v in saved.items():\n    m.momentum = v"),
+          "torch.no_grad() does not change the mode", hides=True),
+        W("the accuracy divided by the number of batches",
+          validate_answer().replace("correct / n", "correct / len(loader)"),
+          "count the correct predictions of every batch"),
     )),
     Exercise(TRAINING, "scheduler_fix", right=(
         R("ReduceLROnPlateau told apart by hasattr",
@@ -205,6 +278,30 @@ return loss, acc
                 "    else:\n        scheduler.step()")),
         R("the rate read with get_last_lr()", run_answer().replace(
             'optimizer.param_groups[0]["lr"]', "scheduler.get_last_lr()[0]")),
+        # issue 34's held-out round
+        R("validated by hand in eval mode, train() each epoch, metrics= by keyword", """
+lrs, val_losses = [], []
+for epoch in range(epochs):
+    lrs.append(optimizer.param_groups[0]["lr"])
+    model.train()
+    for xb, yb in train_loader:
+        for p in model.parameters():
+            p.grad = None
+        loss_fn(model(xb), yb).backward()
+        optimizer.step()
+    model.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for xb, yb in val_loader:
+            total += loss_fn(model(xb), yb).item() * len(yb)
+            n += len(yb)
+    val_losses.append(total / n)
+    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        scheduler.step(metrics=total / n)
+    else:
+        scheduler.step()
+return {"lr": lrs, "val_loss": val_losses}
+"""),
     ), wrong=(
         W("the scheduler stepped every batch", run_answer(batch="scheduler.step()", end=""),
           "step it once per epoch, after the batches"),
@@ -240,6 +337,26 @@ return loss, acc
             end=_PLATEAU_OR_NOT.format(metric="val_loss").replace(
                 "scheduler.step()", "scheduler.step(epoch + 1)")),
           "scheduler.step(epoch) is deprecated"),
+        # issue 34's held-out round: the batches between the steps were not looked at
+        W("the batches trained without zero_grad()", run_answer().replace(
+            "        optimizer.zero_grad()\n", ""), "the training between the scheduler steps"),
+        W("validated by hand in eval mode, never put back in train mode", run_answer().replace(
+            "    model.train()\n", "").replace(
+            "val_loss = evaluate(model, val_loader, loss_fn)[0]",
+            "model.eval()\n    with torch.no_grad():\n"
+            "        val_loss = sum(loss_fn(model(xb), yb).item() * len(yb)\n"
+            "                       for xb, yb in val_loader) / len(val_loader.dataset)"),
+          "trained with the model in eval mode"),
+        W("the validation loss as a mean of batch means", run_answer().replace(
+            "val_loss = evaluate(model, val_loader, loss_fn)[0]",
+            "with torch.no_grad():\n"
+            "        batch_losses = [loss_fn(model(xb), yb).item() for xb, yb in val_loader]\n"
+            "    val_loss = sum(batch_losses) / len(batch_losses)"),
+          "not a mean of batch means"),
+        W("ReduceLROnPlateau stepped with the validation accuracy", run_answer(
+            end=_PLATEAU_OR_NOT.format(
+                metric="evaluate(model, val_loader, loss_fn)[1]")),
+          "nor an accuracy"),
     )),
     Exercise(TRAINING, "accumulation_fix", right=(
         R("the gradients divided after summing",
@@ -287,6 +404,19 @@ return loss, acc
           "for p in model.parameters():\n    p.grad.zero_()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
           "p.grad.zero_() needs a gradient to zero"),
+        # issue 34's held-out round
+        W("the gradients cleared inside the loop", "for xb, yb in micro_batches:\n"
+          "    model.zero_grad()\n"
+          "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
+          "only the last micro-batch's gradient is left"),
+        W("only the weight's old gradient cleared", "model.weight.grad = None\n"
+          "for xb, yb in micro_batches:\n"
+          "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
+          "old gradients were not cleared, for every parameter"),
+        W("divided by the number of samples of the whole batch", "model.zero_grad()\n"
+          "total = sum(len(xb) for xb, _ in micro_batches)\n"
+          "for xb, yb in micro_batches:\n    (loss_fn(model(xb), yb) / total).backward()",
+          "Each micro-batch's mse is already a mean"),
     )),
     Exercise(TRAINING, "split_fix", right=(
         R("random_split with counts", "n_val = int(len(data) * val_fraction)\n"
@@ -303,6 +433,15 @@ return loss, acc
         R("one permutation, index tensors", "order = torch.randperm(len(data))\n"
           "n_val = int(len(data) * val_fraction)\n"
           + _LOADERS.format(train="Subset(data, order[n_val:])", val="Subset(data, order[:n_val])")),
+        # issue 34's held-out round
+        R("the colleague's load_split twice, the random state restored in between",
+          "state = torch.get_rng_state()\ntrain = load_split('train', data, val_fraction)\n"
+          "torch.set_rng_state(state)\nval = load_split('val', data, val_fraction)\n"
+          + _LOADERS.format(train="train", val="val")),
+        R("Python's random.shuffle, the count rounded", "import random\n"
+          "rows = list(range(len(data)))\nrandom.shuffle(rows)\n"
+          "n_val = round(len(rows) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[n_val:])", val="Subset(data, rows[:n_val])")),
     ), wrong=(
         W("the colleague's prepare as it is", "return prepare(data, val_fraction, batch_size)",
           "validation rows are training rows too"),
@@ -333,5 +472,20 @@ return loss, acc
           "cut = int(1527 * val_fraction)\n"
           + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])"),
           "iterating the training loader fails"),
+        # issue 34's held-out round: the loaders' own promises were not looked at
+        W("the example's batch size of 64 written in", "rows = torch.randperm(len(data)).tolist()\n"
+          "cut = int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])")
+          .replace("batch_size=batch_size", "batch_size=64"),
+          "take the batch_size make_loaders is given"),
+        W("the training loader not shuffled", "rows = torch.randperm(len(data)).tolist()\n"
+          "cut = int(len(data) * val_fraction)\n"
+          + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])")
+          .replace(", shuffle=True", ""), "in the same order in every pass"),
+        W("validation rows drawn with replacement", "n_val = int(len(data) * val_fraction)\n"
+          "val_rows = torch.randint(len(data), (n_val,)).tolist()\n"
+          "train_rows = sorted(set(range(len(data))) - set(val_rows))\n"
+          + _LOADERS.format(train="Subset(data, train_rows)", val="Subset(data, val_rows)"),
+          "a row comes twice in one pass"),
     )),
 ]
