@@ -417,8 +417,12 @@ def early_stopping(fn: Callable, script: str | Path | None = None, *,
             ([[0.88, 0.48, 1.19, 0.46, 0.51], [1.86, 1.35, 0.64, 1.78, 1.32]], 2)]
     for _ in range(1 if seed is None else 5):
         ranks, epochs = gen.randint(2, 4), gen.randint(4, 9)
-        losses = [[round(gen.uniform(0.2, 2.0), 3) for _ in range(epochs)]
-                  for _ in range(ranks)]
+        while True:  # epoch means at least 0.001 apart: no decision rests on rounding
+            losses = [[round(gen.uniform(0.2, 2.0), 3) for _ in range(epochs)]
+                      for _ in range(ranks)]
+            means = sorted(sum(rank[e] for rank in losses) / ranks for e in range(epochs))
+            if all(b - a > 1e-3 for a, b in zip(means, means[1:])):
+                break
         jobs.append((losses, gen.randint(1, 3)))
     for losses, patience in jobs:
         ranks = len(losses)

@@ -25,8 +25,6 @@ from .resume_runs import (KINDS, _building, _objects_hint, _others, _rates, _rou
                           _same_state, _summary, _train, colleague_trainer, exact_resume,
                           one_thread)
 
-__all__ = ["make_checkpoint", "exact_resume", "colleague_trainer", "load_colleague",
-           "atomic_save"]
 
 _ckpt = Hints("make_checkpoint")
 
