@@ -49,6 +49,15 @@ def test_every_toc_entry_exists():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
 class TestNotebook:
+    def test_every_figure_says_what_it_shows(self, path):
+        """A cell that draws a figure carries its alt text (mystnb.image.alt): the browser
+        test finds it missing only after a book build, this one before."""
+        bare = [i for i, cell in enumerate(booktools.read(path).cells)
+                if cell.cell_type == "code"
+                and any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
+                and not cell.metadata.get("mystnb", {}).get("image", {}).get("alt")]
+        assert not bare, f"{path}: code cells {bare} draw a figure without mystnb.image.alt"
+
     def test_in_toc(self, path):
         assert str(path.with_suffix("")) in booktools.toc_files(), f"{path} is missing from _toc.yml"
 

@@ -2,12 +2,12 @@
 ``book/distributed.ipynb``): both ranks on the same data, a device chosen by RANK, a
 collective that one rank skips.
 
-Each check first plays the learner's function as every process of other jobs, here in
-this process (``ice_lab.checks.ranks``): that decides, and it does not depend on how busy
-the machine is. Then it runs the lab's script with the function under ``torchrun``, with
-a timeout that allows for a busy machine; a job that fails for a reason that is not the
-learner's function (its root cause names neither the function nor a line of it) is run
-once more before the check says so.
+Each check plays the learner's function as every process of other jobs, here in this
+process (``ice_lab.checks.ranks``, ``distributed_job``): that decides, and it does not
+depend on how busy the machine is. The lab then runs its script with the function under
+``torchrun`` (``in_script``), ungraded, to show the fix at work; a check given a script
+does that too, and a job that fails for a reason that is not the learner's function (its
+root cause does not name the function) is run once more before the check says so.
 """
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ def _run(script: str | Path, fn: Callable, replace: dict[str, str] | None = None
     if result.returncode != 0 and fn.__name__ not in cause:
         result = torchrun(script_with(script, fn, replace), timeout=JOB_TIMEOUT)
     return result
+
+
+def in_script(fn: Callable, script: str | Path) -> TorchrunResult:
+    """Run ``script`` with the learner's ``fn`` in place of the function of that name,
+    under torchrun (2 processes), the way the lab's Provoke ran it: what the lab shows
+    after each Verify, not graded (the checks decide in this process, whatever the
+    machine's load). A 5-second collective timeout in the script is lengthened to 120 s."""
+    return _run(script, fn, replace={r"timedelta\(seconds=5\)": "timedelta(seconds=120)"})
 
 
 # --------------------------------------------------------------------------- exercise 1
@@ -154,7 +162,8 @@ def _why_train_epochs_raised(error: BaseException) -> str:
     return "The check could not tell what went wrong."
 
 
-def train_epochs(fn: Callable, script: str | Path, *, seed: int | None = None) -> None:
+def train_epochs(fn: Callable, script: str | Path | None = None, *,
+                 seed: int | None = None) -> None:
     """``fn(dataset, batch_size, epochs, train_step)`` gives each rank of any job its own
     share of a new shuffle every epoch; then ``script`` (same_data.py) with it, under
     torchrun."""
@@ -176,7 +185,7 @@ def train_epochs(fn: Callable, script: str | Path, *, seed: int | None = None) -
         _share.require(not problem, f"As {ranks} ranks over {items} items, "
                        f"batch_size={batch}, {epochs} epochs: {problem}", kind="share",
                        more="the Distributed chapter's section on samplers has the tool.")
-    if seed is None:
+    if seed is None and script is not None:
         job = _run(script, fn)
         _share.require(job.returncode == 0, f"{Path(script).name} fails under torchrun "
                        f"with your train_epochs:\n{job.root_cause() or job.stderr[-600:]}")
@@ -184,7 +193,7 @@ def train_epochs(fn: Callable, script: str | Path, *, seed: int | None = None) -
         _share.require(not problem, f"Under torchrun: {problem}\n{job.stdout}")
     passed("every rank its own share, a new shuffle every epoch, in jobs of "
            f"{', '.join(str(j[3]) for j in jobs)} ranks"
-           + (", and under torchrun." if seed is None else "."))
+           + (", and under torchrun." if seed is None and script else "."))
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -255,7 +264,8 @@ def device_problem(fn: Callable, machines: int, per_machine: int, gpus: int) -> 
     return ""
 
 
-def choose_device(fn: Callable, script: str | Path, *, seed: int | None = None) -> None:
+def choose_device(fn: Callable, script: str | Path | None = None, *,
+                  seed: int | None = None) -> None:
     """``fn()`` picks a device of this process's own machine, one GPU per process or the
     CPU, in jobs of several machines; then ``script`` (device_choice.py) under torchrun."""
     need_callable(fn, "choose_device")
@@ -272,7 +282,7 @@ def choose_device(fn: Callable, script: str | Path, *, seed: int | None = None) 
         _device.require(not problem, problem, kind="device",
                         more="print RANK and LOCAL_RANK of every process of a job of "
                         "two machines (2.3 Diagnose): which one is per machine?")
-    if seed is None:
+    if seed is None and script is not None:
         run = _run(script, fn)
         _device.require(run.returncode == 0, f"{Path(script).name} fails under torchrun "
                         f"with your choose_device:\n{run.root_cause() or run.stderr[-600:]}")
@@ -281,11 +291,12 @@ def choose_device(fn: Callable, script: str | Path, *, seed: int | None = None) 
                         f"Two ranks of this machine must not share a GPU:\n{run.stdout}")
     passed("a device of its own machine for every process, GPU or CPU, in jobs of "
            f"{', '.join(str(m) for m, _, _ in jobs)} machines"
-           + (", and under torchrun." if seed is None else "."))
+           + (", and under torchrun." if seed is None and script else "."))
 
 
 # --------------------------------------------------------------------------- exercise 3
-def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> None:
+def log_loss(fn: Callable, script: str | Path | None = None, *,
+             seed: int | None = None) -> None:
     """``fn(loss, epoch)``: every rank takes part in the same collectives, rank 0 alone
     prints ``epoch E: mean validation loss M`` (3 decimals), the mean over all ranks, in
     a job of any size; then ``script`` (log_loss.py) under torchrun, its means compared
@@ -339,7 +350,7 @@ def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> No
               if f"{shards[0]:.3f}" in said else
               ": it is the sum, not the mean." if f"{sum(shards):.3f}" in said else
               "."))
-    if seed is None:
+    if seed is None and script is not None:
         # A 5-second collective timeout shows the hang; the simulation above has found
         # it already, so the job here gets a timeout that allows for a busy machine.
         run = _run(script, fn, replace={r"timedelta\(seconds=5\)": "timedelta(seconds=120)"})
@@ -360,7 +371,7 @@ def log_loss(fn: Callable, script: str | Path, *, seed: int | None = None) -> No
                   ": it is the sum, not the mean." if printed == f"{sum(means):.3f}"
                   else "."))
     passed("every rank in the same collectives, rank 0 prints the mean, in jobs of any "
-           "size" + (", and under torchrun." if seed is None else "."))
+           "size" + (", and under torchrun." if seed is None and script else "."))
 
 
 # --------------------------------------------------------------------------- exercise 4
