@@ -38,3 +38,17 @@ def test_need_callable_says_which_cell_to_run():
 
 def test_rng_is_the_labs_unless_a_seed_is_given():
     assert rng(None, 3).random() == rng(3, 0).random() != rng(4, 3).random()
+
+
+def test_built_model_says_what_the_factory_gave_instead():
+    from torch import nn
+
+    from ice_lab.checks._core import built_model
+
+    hints = Hints("make_net")
+    layer = built_model(lambda: nn.Linear(2, 1), hints, "make_net")
+    assert isinstance(layer, nn.Linear)
+    with pytest.raises(AssertionError, match=r"make_net\(\) fails \(ValueError: no"):
+        built_model(lambda: (_ for _ in ()).throw(ValueError("no")), hints, "make_net")
+    with pytest.raises(AssertionError, match="should return a model .* got int"):
+        built_model(lambda: 3, hints, "make_net")

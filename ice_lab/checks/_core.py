@@ -55,6 +55,19 @@ def passed(what: str) -> None:
     print(f"Check passed: {what}")
 
 
+def built_model(make: Callable[[], Any], hints: Hints, name: str) -> Any:
+    """The model ``make()`` returns (an open exercise's factory of a repaired model), or
+    a failure that says what it did instead."""
+    from torch import nn
+
+    model, error = attempt(make)
+    hints.require(not error, f"{name}() fails ({error}).")
+    hints.require(isinstance(model, nn.Module),
+                  f"{name}() should return a model (an nn.Module), got "
+                  f"{type(model).__name__}.")
+    return model
+
+
 def rng(seed: int | None, default: int) -> random.Random:
     """The random source of a check's cases: ``seed`` in graded copies, else the lab's."""
     return random.Random(default if seed is None else seed)

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._core import Hints, attempt, need_callable, passed, rng
+from ._core import Hints, attempt, built_model, need_callable, passed, rng
 
 _tabular = Hints("make_tabular_net")
 _chunks = Hints("train_chunks")
@@ -35,11 +35,7 @@ def tabular_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> No
     gen = rng(seed, 1)
     torch.manual_seed(gen.randrange(2**31))
     h = _tabular.require
-    model, error = attempt(make)
-    h(not error, f"make_tabular_net() fails ({error}).")
-    h(isinstance(model, nn.Module),
-      f"make_tabular_net() should return a model (an nn.Module), got "
-      f"{type(model).__name__}.")
+    model = built_model(make, _tabular, "make_tabular_net")
     log_gain, bias = getattr(model, "log_gain", None), getattr(model, "bias", None)
     h(isinstance(log_gain, nn.Parameter) and isinstance(bias, nn.Parameter)
       and isinstance(getattr(model, "mlp", None), nn.Module)

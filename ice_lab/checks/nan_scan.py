@@ -15,7 +15,7 @@ from torch import nn
 
 import ice_lab.data
 
-from ._core import Hints, attempt, need_callable, passed, rng
+from ._core import Hints, attempt, built_model, need_callable, passed, rng
 
 _scan = Hints("make_scan_net")
 
@@ -76,11 +76,7 @@ def scan_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
     h = _scan.require
     gen = rng(seed, 50)
     torch.manual_seed(gen.randrange(2**31))
-    model, error = attempt(make)
-    h(not error, f"make_scan_net() fails ({error}).")
-    h(isinstance(model, nn.Module),
-      f"make_scan_net() should return a model (an nn.Module), got "
-      f"{type(model).__name__}.")
+    model = built_model(make, _scan, "make_scan_net")
     hidden, out = getattr(model, "hidden", None), getattr(model, "out", None)
     h(isinstance(hidden, nn.Linear) and isinstance(out, nn.Linear)
       and hidden.in_features == 64 and out.out_features == 10,

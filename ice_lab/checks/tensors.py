@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._core import Hints, attempt, need_callable, passed, rng
+from ._core import Hints, attempt, built_model, need_callable, passed, rng
 
 _forward = Hints("forward_numpy")
 _residual = Hints("residual")
@@ -240,11 +240,7 @@ def signal_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> Non
     gen = rng(seed, 5)
     torch.manual_seed(gen.randrange(2**31))
     h = _signal.require
-    model, error = attempt(make)
-    h(not error, f"make_signal_net() fails ({error}).")
-    h(isinstance(model, nn.Module),
-      f"make_signal_net() should return a model (an nn.Module), got "
-      f"{type(model).__name__}.")
+    model = built_model(make, _signal, "make_signal_net")
     conv, head = getattr(model, "conv", None), getattr(model, "head", None)
     h(isinstance(conv, nn.Conv1d) and isinstance(head, nn.Linear),
       "The model should keep the colleague's layers, conv (a Conv1d) and head (a "
