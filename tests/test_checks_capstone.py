@@ -20,14 +20,11 @@ from torch import nn
 
 import ice_lab
 import ice_lab.data
+from check_answers import stub
 from ice_lab.checks import capstone as check
 
 ROOT = Path(__file__).resolve().parents[1]
 images, labels = ice_lab.data.digits_arrays()
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError("Exercise: write your fix here.")
 
 
 # ------------------------------------------------------------------ right answers

@@ -10,16 +10,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from check_answers import refused
 from ice_lab.checks import nan as check
 
 
 def stub(*args, **kwargs):
+    """The student edition's answer, defined here: fixed_run's check finds the lab's
+    train_steps through the learner function's globals, this module's."""
     raise NotImplementedError("Exercise: write your fix here.")
-
-
-def refused(call, *args, hint: str, **kwargs) -> None:
-    with pytest.raises(AssertionError, match=hint):
-        call(*args, **kwargs)
 
 
 def passes(capsys, call, *args, times: int = 1, **kwargs) -> None:

@@ -9,16 +9,13 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, Subset
 
+from check_answers import stub
 from ice_lab.checks import training as check
 from ice_lab.train import evaluate
 
 
 def mse(pred, target):
     return F.mse_loss(pred.squeeze(1), target)
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError("write your fix here")
 
 
 # ------------------------------------------------------------------ the lab's answers
