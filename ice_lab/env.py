@@ -116,7 +116,7 @@ _CUBLAS = "CUBLAS_WORKSPACE_CONFIG"
 _CUBLAS_VALUE = ":4096:8"
 
 
-def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
+def set_seed(seed: int, deterministic: bool | None = None) -> torch.Generator:
     """Seed Python's ``random``, NumPy, torch (CPU and every CUDA device) and return a
     ``torch.Generator`` seeded the same way, to hand to a ``DataLoader``.
 
@@ -128,11 +128,11 @@ def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
     value you set yourself is kept). An operation with no deterministic implementation
     then raises instead of silently varying.
 
-    ``deterministic=False`` (the default) turns deterministic algorithms and cuDNN's
-    deterministic mode off, and undoes what an earlier ``deterministic=True`` changed:
-    ``cudnn.benchmark`` gets back the value it had before, and ``CUBLAS_WORKSPACE_CONFIG``
-    is removed if ``set_seed`` was the one that set it. Otherwise it leaves
-    ``cudnn.benchmark`` and the environment alone.
+    ``deterministic=None`` (the default) leaves those switches as they are: a caller who
+    turned determinism on keeps it. ``deterministic=False`` turns deterministic algorithms
+    and cuDNN's deterministic mode off, and undoes what an earlier ``deterministic=True``
+    changed: ``cudnn.benchmark`` gets back the value it had before, and
+    ``CUBLAS_WORKSPACE_CONFIG`` is removed if ``set_seed`` was the one that set it.
 
     A caveat on CUDA: PyTorch reads ``CUBLAS_WORKSPACE_CONFIG`` once, when cuBLAS makes
     its first workspace (the first matrix multiply on the GPU). Set after that, it comes
@@ -148,14 +148,17 @@ def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
         raise ValueError(
             f"seed must be at most 2**32 - 1 (NumPy's limit), got {seed}. Pick a smaller number."
         )
-    if not isinstance(deterministic, bool):
+    if deterministic is not None and not isinstance(deterministic, bool):
         raise TypeError(
-            f"deterministic must be True or False, got {type(deterministic).__name__} {deterministic!r}."
+            "deterministic must be True, False or None (leave the switches as they are), "
+            f"got {type(deterministic).__name__} {deterministic!r}."
         )
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device
-    if deterministic:
+    if deterministic is None:
+        pass  # the caller's switches stay as they are
+    elif deterministic:
         _SAVED.setdefault("benchmark", torch.backends.cudnn.benchmark)
         torch.backends.cudnn.benchmark = False
         if _CUBLAS not in os.environ:
@@ -166,8 +169,9 @@ def set_seed(seed: int, deterministic: bool = False) -> torch.Generator:
             torch.backends.cudnn.benchmark = bool(_SAVED.pop("benchmark"))
         if _SAVED.pop("cublas", None) is not None and os.environ.get(_CUBLAS) == _CUBLAS_VALUE:
             del os.environ[_CUBLAS]
-    torch.backends.cudnn.deterministic = deterministic
-    torch.use_deterministic_algorithms(deterministic)
+    if deterministic is not None:
+        torch.backends.cudnn.deterministic = deterministic
+        torch.use_deterministic_algorithms(deterministic)
     generator = torch.Generator()
     generator.manual_seed(seed)
     return generator

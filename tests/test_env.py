@@ -74,24 +74,37 @@ def test_set_seed_deterministic_switches_on_and_off():
     assert torch.are_deterministic_algorithms_enabled()
     assert torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
     assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
-    set_seed(0)
+    set_seed(0, deterministic=False)
     assert not torch.are_deterministic_algorithms_enabled()
     assert not torch.backends.cudnn.deterministic
     assert "CUBLAS_WORKSPACE_CONFIG" not in os.environ  # set_seed set it, set_seed removes it
 
 
+def test_set_seed_leaves_the_callers_determinism_alone_by_default():
+    set_seed(0, deterministic=True)
+    set_seed(1)  # the default: reseed only
+    assert torch.are_deterministic_algorithms_enabled()
+    assert torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+    set_seed(1, deterministic=False)
+    torch.use_deterministic_algorithms(True)  # turned on by hand, not through set_seed
+    set_seed(2)
+    assert torch.are_deterministic_algorithms_enabled()
+    set_seed(2, deterministic=False)
+    assert not torch.are_deterministic_algorithms_enabled()
+
+
 def test_set_seed_gives_back_the_benchmark_setting_it_switched_off():
     torch.backends.cudnn.benchmark = True  # the user's choice
     set_seed(0)
-    assert torch.backends.cudnn.benchmark, "deterministic=False must leave benchmark alone"
+    assert torch.backends.cudnn.benchmark, "the default must leave benchmark alone"
     set_seed(0, deterministic=True)
     assert not torch.backends.cudnn.benchmark
     set_seed(1, deterministic=True)  # twice on: the value to restore is still the user's
-    set_seed(0)
+    set_seed(0, deterministic=False)
     assert torch.backends.cudnn.benchmark, "deterministic=False must restore benchmark"
     torch.backends.cudnn.benchmark = False
     set_seed(0, deterministic=True)
-    set_seed(0)
+    set_seed(0, deterministic=False)
     assert not torch.backends.cudnn.benchmark
 
 
@@ -101,7 +114,7 @@ def test_set_seed_keeps_a_cublas_setting_the_user_made(monkeypatch):
     assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
     set_seed(0, deterministic=True)
     assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
-    set_seed(0)
+    set_seed(0, deterministic=False)
     assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
 
 
@@ -113,7 +126,7 @@ def test_set_seed_keeps_a_cublas_setting_the_user_made(monkeypatch):
         (True, {}, TypeError, "seed must be a whole number"),
         (-1, {}, ValueError, "seed must be at least 0, got -1"),
         (2**32, {}, ValueError, "seed must be at most 2\\*\\*32 - 1"),
-        (0, {"deterministic": "yes"}, TypeError, "True or False"),
+        (0, {"deterministic": "yes"}, TypeError, "True, False or None"),
     ],
 )
 def test_set_seed_bad_arguments(seed, kwargs, error, needle):
