@@ -231,3 +231,40 @@ def test_every_lab_has_an_open_exercise(path):
     assert booktools.OPEN_EXERCISE.search(text), (
         f"{path}: no heading marked '(open)', e.g. '## Exercise 4 (open): ...' (unfamiliar "
         "code, the bug's place unknown)")
+
+
+CHAPTERS = [p for p in NOTEBOOKS if p.parts[0] == "book"]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=ids(CHAPTERS))
+def test_chapter_opens_with_its_objectives_and_assumptions(path):
+    """A reader sees, under the title, what the chapter makes them able to do and what it
+    takes for granted (the review of the early chapters: "no objectives or prerequisites")."""
+    title = next(c for c in booktools.read(path).cells
+                 if c.cell_type == "markdown" and c.source.startswith("# "))
+    for lead in ("**You will be able to:**", "**It assumes:**"):
+        assert lead in title.source, f"{path}: the title cell has no {lead!r} paragraph"
+    able = title.source.split("**You will be able to:**", 1)[1].split("**It assumes:**")[0]
+    assert len(re.findall(r"^\s*[-*] \S", able, re.M)) >= 3, (
+        f"{path}: 'You will be able to' lists fewer than 3 skills")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=ids(CHAPTERS))
+def test_chapter_header_states_its_reading_time(path):
+    nb = booktools.read(path)
+    headers = [i for i, c in enumerate(nb.cells)
+               if c.metadata.get("ice_lab") == booktools.CHAPTER_HEADER["ice_lab"]]
+    assert len(headers) == 1, f"{path}: run python tools/booktools.py sync-chapter-headers"
+    assert not booktools.sync_chapter_header(nb), (
+        f"{path}: reading time out of date; run python tools/booktools.py sync-chapter-headers")
+
+
+def test_reading_time_counts_prose_and_code_but_not_the_setup():
+    nb = booktools.nbformat.v4.new_notebook()
+    nb.cells = [booktools.nbformat.v4.new_markdown_cell("# T\n\n" + "word " * 298),
+                booktools.nbformat.v4.new_code_cell("import x", metadata={"tags": ["hide-cell"]}),
+                booktools.nbformat.v4.new_code_cell("\n".join(["a = 1"] * 100))]
+    assert booktools.sync_chapter_header(nb)
+    assert nb.cells[1].source.startswith("*About 10 minutes of reading*")
+    assert "300 words" in nb.cells[1].source and "100 lines of code" in nb.cells[1].source
+    assert not booktools.sync_chapter_header(nb)

@@ -295,6 +295,9 @@ def count_exercises(nb: nbformat.NotebookNode) -> int:
 # --------------------------------------------------------------------------- lab header
 #: Cell metadata marking the header cell `sync_lab_header` writes under a lab's title.
 LAB_HEADER = {"ice_lab": "lab-header"}
+#: ... and the one `sync_chapter_header` writes under a chapter's title (its reading time).
+CHAPTER_HEADER = {"ice_lab": "chapter-header"}
+_HEADERS = (LAB_HEADER["ice_lab"], CHAPTER_HEADER["ice_lab"])
 
 
 def colab_url(path: Path | str) -> str:
@@ -348,7 +351,7 @@ def learner_time(nb: nbformat.NotebookNode) -> LearnerTime:
     """An estimate of a learner's time on a lab (not its execution time)."""
     words = lines = 0
     for cell in nb.cells:
-        if cell.metadata.get("ice_lab") == LAB_HEADER["ice_lab"]:
+        if cell.metadata.get("ice_lab") in _HEADERS:
             continue
         if cell.cell_type == "markdown":
             words += len(cell.source.split())
@@ -390,6 +393,30 @@ def sync_lab_header(nb: nbformat.NotebookNode, path: Path | str) -> bool:
     title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
     cell = nbformat.v4.new_markdown_cell(source, metadata=dict(LAB_HEADER))
     cell.id = "lab-header"
+    nb.cells.insert(title + 1, cell)
+    return True
+
+
+def chapter_header_source(nb: nbformat.NotebookNode) -> str:
+    """The header of a chapter: an estimate of its reading time (learner_time, no exercises)."""
+    estimate = learner_time(nb)
+    return (f"*About {estimate.minutes} minutes of reading* (an estimate: {estimate.words:,} "
+            f"words at {WORDS_PER_MINUTE} a minute, {estimate.code_lines} lines of code at "
+            f"{CODE_LINES_PER_MINUTE} a minute; running the cells yourself takes longer).")
+
+
+def sync_chapter_header(nb: nbformat.NotebookNode) -> bool:
+    """Insert or refresh the reading-time line right under the chapter's title cell; True if
+    it changed."""
+    source = chapter_header_source(nb)
+    for cell in nb.cells:
+        if cell.metadata.get("ice_lab") == CHAPTER_HEADER["ice_lab"]:
+            changed = cell.source != source
+            cell.source = source
+            return changed
+    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
+    cell = nbformat.v4.new_markdown_cell(source, metadata=dict(CHAPTER_HEADER))
+    cell.id = "chapter-header"
     nb.cells.insert(title + 1, cell)
     return True
 
@@ -446,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     p_head = sub.add_parser("sync-lab-headers", help="insert/refresh the Colab button, points "
                             "and learner time of every lab (or of the labs named)")
     p_head.add_argument("paths", nargs="*")
+    p_chap = sub.add_parser("sync-chapter-headers", help="insert/refresh the reading time "
+                            "under the title of every chapter (or of the chapters named)")
+    p_chap.add_argument("paths", nargs="*")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
     args = parser.parse_args(argv)
@@ -463,6 +493,14 @@ def main(argv: list[str] | None = None) -> int:
             if p.parts[0] == "labs" and (not named or p.as_posix() in named):
                 nb = read(p)
                 if sync_lab_header(nb, p):
+                    write(nb, p)
+                    print(f"updated {p}")
+    elif args.cmd == "sync-chapter-headers":
+        named = {Path(p).as_posix() for p in args.paths}
+        for p in notebooks():
+            if p.parts[0] == "book" and (not named or p.as_posix() in named):
+                nb = read(p)
+                if sync_chapter_header(nb):
                     write(nb, p)
                     print(f"updated {p}")
     elif args.cmd == "execute":
