@@ -19,7 +19,8 @@ import gpu_verify  # noqa: E402
 def test_every_gpu_only_path_has_a_check():
     names = " | ".join(name for name, _ in gpu_verify.GPU_CHECKS)
     for topic in ("device mismatch", "cap_gpu_memory", "memory_trace", "run_isolated", "GradScaler", "estimate_peak",
-                  "map_location", "GradScaler state"):
+                  "map_location", "GradScaler state", "bf16 autocast without GradScaler",
+                  "unscale_", "memory snapshot", "expandable_segments", "non_blocking"):
         assert topic in names, f"no GPU check for {topic}"
     assert all(callable(fn) for _, fn in gpu_verify.GPU_CHECKS)
 

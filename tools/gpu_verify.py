@@ -35,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
 
+import gpu_checks_memory  # noqa: E402  (tools/, on the path above)
+
 MiB = 2**20
 
 
@@ -459,6 +461,7 @@ GPU_CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("checkpoint CUDA -> CPU map_location and back", check_checkpoint_cuda_to_cpu),
     ("AMP GradScaler state round trip", check_gradscaler_state_round_trip),
     ("export on CUDA: TorchScript, ExportedProgram, onnxruntime", check_export_on_cuda),
+    *gpu_checks_memory.CHECKS,
 ]
 
 
@@ -581,7 +584,7 @@ def run_checks(checks: list[tuple[str, Callable[[], str]]]) -> tuple[int, int]:
             failed += 1
             text = str(err).strip().splitlines()
             print(f"FAIL  {name}: {type(err).__name__}: {text[0] if text else ''}", flush=True)
-            if not isinstance(err, CheckFailed):
+            if not isinstance(err, (CheckFailed, gpu_checks_memory.CheckFailed)):
                 print(traceback.format_exc(limit=4), flush=True)
         else:
             passed += 1
