@@ -33,7 +33,7 @@ RULES: dict[str, tuple[str, str]] = {
     "ICE105": ("the device is hard-coded", "book/devices, 'One device, chosen once'"),
     "ICE106": ("an unsafe or fragile checkpoint", "book/checkpoints, 'Loading safely'"),
     "ICE107": ("an epoch scheduler stepped per batch, or without its metric",
-               "book/training, 'Learning-rate schedulers'"),
+               "book/schedules, 'Learning-rate schedulers'"),
     "ICE108": ("log or division of a value that can be zero",
                "book/numerics, 'Division by a zero standard deviation'"),
     "ICE109": ("an in-place change to a tensor autograd saved for backward",
