@@ -69,6 +69,21 @@ def test_notebook_cells_joined_magics_blanked_and_a_broken_cell_reported():
     assert str(lint_file(path)[0]).startswith(f"{path}:cell_3:3:")
 
 
+def test_a_line_starting_with_percent_inside_brackets_is_python_not_a_magic():
+    # A continuation line of string formatting was blanked as a magic: the cell stopped
+    # parsing and was reported as "not valid Python" (ICE100) and never checked.
+    cell = ('%time x = 1\nprint("%d of %d"\n      %(1, 2))\nmsg = "a %s" \\\n'
+            '    %("b",)\n!ls\nloss = F.cross_entropy(F.softmax(z, dim=1), y)\n')
+    nb = {"cells": [{"cell_type": "code", "source": cell}], "metadata": {},
+          "nbformat": 4, "nbformat_minor": 5}
+    [(number, text)] = notebook_cells(json.dumps(nb))
+    lines = text.split("\n")
+    assert lines[0] == "" and lines[5] == ""  # %time and !ls are blanked
+    assert lines[2] == "      %(1, 2))" and lines[4] == '    %("b",)'
+    found = [(f.line, f.code) for f in lint_source(text)]
+    assert found == [(7, "ICE102")]  # parsed and checked, no ICE100
+
+
 def test_noqa_silences_the_codes_it_names_only():
     source = "import torch\nstate = torch.load('a.pt')  {}\n"
     assert [f.code for f in lint_source(source.format(""))] == ["ICE106"]

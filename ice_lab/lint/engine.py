@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ._ast import Source
+from ._cells import blank_ipython_lines
 
 __all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
            "lint_source", "notebook_cells", "iter_files"]
@@ -221,7 +222,7 @@ def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]
                 lines = [""] * len(lines)
             else:
                 lines[0] = ""
-        lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines]
+        lines = blank_ipython_lines(lines)
         cells.append((number, "\n".join(lines)))
     return cells
 
