@@ -43,6 +43,14 @@ RULES: dict[str, tuple[str, str]] = {
                "book/datasets, 'A validation loader with shuffle=True'"),
     "ICE111": ("a Dataset's own random generator copied into every worker",
                "book/datasets, 'A Dataset that holds its own random generator'"),
+    "ICE112": ("nll_loss given logits or probabilities, or log_softmax of a softmax",
+               "book/numerics, 'log(softmax) vs log_softmax + nll_loss'"),
+    "ICE113": ("training resumed after eval() without train()",
+               "book/training, 'train() and eval()'"),
+    "ICE114": ("a checkpoint call given the wrong thing (the state_dict method, a path)",
+               "book/checkpoints, 'A checkpoint is a dict'"),
+    "ICE115": ("zero_grad() inside a gradient-accumulation window",
+               "book/training, 'Gradient accumulation'"),
 }
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
@@ -94,9 +102,10 @@ Rule = Callable[[Source], Iterable[tuple[ast.AST, str, str]]]
 
 
 def _rules() -> list[Rule]:
-    from . import rules_eval, rules_loop, rules_numeric, rules_setup
+    from . import rules_eval, rules_loop, rules_numeric, rules_order, rules_setup
 
-    return [*rules_loop.RULES, *rules_eval.RULES, *rules_numeric.RULES, *rules_setup.RULES]
+    return [*rules_loop.RULES, *rules_eval.RULES, *rules_numeric.RULES, *rules_setup.RULES,
+            *rules_order.RULES]
 
 
 def message(code: str, detail: str) -> str:

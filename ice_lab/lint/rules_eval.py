@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Source, dotted,
                    grad_off_call, is_const, line_order, tail, walk)
+from .flow import Flow, flow_of
 from .rules_loop import is_backward, is_optimizer_step
 
 Found = Iterator[tuple[ast.AST, str, str]]
@@ -24,21 +25,45 @@ MODEL_CALL = re.compile(r"(?i)^(model|net|network|cnn|mlp|classifier|\w*model|\w
 # --------------------------------------------------------------------------- ICE104
 
 
-def _model_calls(node: ast.AST) -> list[ast.Call]:
+def _model_calls(node: ast.AST, flow: Flow | None = None) -> list[ast.Call]:
+    """Forward passes under ``node``: a call of a name that looks like a model or that
+    the data flow says holds one (a call of the file's own function is not one)."""
     found = []
+    own = flow.src.functions if flow is not None else {}
     for n in walk(node):
         if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
             name = tail(n)
             if name == "forward" and isinstance(n.func, ast.Attribute):
                 name = tail(n.func.value) if isinstance(n.func.value, ast.Attribute) else \
                     dotted(n.func.value)
-            if MODEL_CALL.match(name):
+            if isinstance(n.func, ast.Name) and name in own:
+                continue
+            if MODEL_CALL.match(name) or flow is not None and "model" in flow.kinds(n.func):
                 found.append(n)
     return found
 
 
-def _trains(node: ast.AST) -> bool:
-    return any(is_backward(n) or is_optimizer_step(n) for n in walk(node))
+def _trains(node: ast.AST, flow: Flow | None = None) -> bool:
+    """backward() or an optimizer step under ``node``, or in a function of the file it
+    calls (a loop that calls ``fit()`` trains)."""
+    inside = [node, *(flow.calls_into(node) if flow is not None else [])]
+    return any(is_backward(n) or is_optimizer_step(n) for m in inside for n in walk(m))
+
+
+def _loader_of(expr: ast.AST) -> ast.AST:
+    """``loader`` in ``enumerate(tqdm(loader))`` or ``zip(loader, ...)``."""
+    while isinstance(expr, ast.Call) and expr.args and tail(expr) in {
+            "enumerate", "tqdm", "zip", "iter", "islice", "progress_bar", "track"}:
+        expr = expr.args[0]
+    return expr
+
+
+def _evaluates(src: Source, flow: Flow, func: ast.AST) -> bool:
+    """A function that loops over a loader running a model and never trains: an
+    evaluation, whatever it is called (``get_loss``, ``score``, ``compute_metrics``)."""
+    loops = [n for n in src.inside(func) if isinstance(n, (ast.For, ast.AsyncFor)) and
+             "loader" in flow.kinds(_loader_of(n.iter)) and _model_calls(n, flow)]
+    return bool(loops) and not _trains(func, flow)
 
 
 def _sets_eval(node: ast.AST) -> bool:
@@ -79,14 +104,19 @@ def _has_modes(src: Source) -> bool:
 def ice104(src: Source) -> Found:
     tests = {"pytest", "unittest"} & src.imports
     modes = _has_modes(src)
+    flow = flow_of(src)
+    judged = set()
     for func in src.nodes:
-        if not isinstance(func, FUNCTIONS) or not EVAL_FUNCTION.match(func.name):
+        if not isinstance(func, FUNCTIONS):
+            continue
+        if not EVAL_FUNCTION.match(func.name) and not _evaluates(src, flow, func):
             continue
         if tests and func.name.startswith("test"):
             continue
-        loops = [n for n in src.inside(func) if isinstance(n, LOOPS) and _model_calls(n)]
-        if not loops or _trains(func):
+        loops = [n for n in src.inside(func) if isinstance(n, LOOPS) and _model_calls(n, flow)]
+        if not loops or _trains(func, flow):
             continue
+        judged.add(func)
         sites = [n for n in src.nodes if isinstance(n, ast.Call) and
                  tail(n) == func.name and n is not func]
         scopes = [src.scope(s) for s in sites]
@@ -102,20 +132,25 @@ def ice104(src: Source) -> Found:
                 yield loops[0], "ICE104", (
                     f"{func.name}() runs the model with autograd on: wrap it in "
                     "torch.no_grad() (or inference_mode())")
-    yield from _eval_blocks(src, modes)
+    yield from _eval_blocks(src, modes, flow, judged)
 
 
-def _eval_blocks(src: Source, modes: bool) -> Found:
+def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
+    """Validation inline in a training loop or a notebook cell: a loop over a validation
+    loader (by its name, or any loader, by behaviour) that runs the model and never trains."""
     for loop in src.nodes:
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
-        if not EVAL_WORDS.search(ast.unparse(loop.iter)):
-            continue
         scope = src.scope(loop)
-        if isinstance(scope, FUNCTIONS) and EVAL_FUNCTION.match(scope.name):
+        if scope in judged or isinstance(scope, FUNCTIONS) and EVAL_FUNCTION.match(
+                scope.name):
             continue
-        models = _model_calls(loop)
-        if not models or _trains(loop):
+        named = EVAL_WORDS.search(ast.unparse(loop.iter))
+        if not named and not ("loader" in flow.kinds(_loader_of(loop.iter)) and any(
+                _trains(other, flow) for other in src.loops_around(loop)[:1] or [scope])):
+            continue
+        models = _model_calls(loop, flow)
+        if not models or _trains(loop, flow):
             continue
         before = [n for n in src.inside(scope) if isinstance(n, ast.Call) and n.lineno <=
                   loop.end_lineno and tail(n) in {"eval", "train"}]

@@ -25,7 +25,8 @@ DETACHING = {"item", "detach", "tolist", "numpy", "argmax", "argmin", "eq", "ne"
              "shape", "sign", "round", "floor", "ceil", "nonzero", "detach_", "dtype"}
 KEEPING_FUNCS = {"torch", "F", "nn", "functional", "th"}
 BUILTIN_KEEPING = {"sum", "max", "min", "abs"}
-EPOCH_SCHEDULERS = {"StepLR", "MultiStepLR", "ExponentialLR", "ReduceLROnPlateau"}
+EPOCH_SCHEDULERS = {"StepLR", "MultiStepLR", "ExponentialLR", "ReduceLROnPlateau",
+                    "CosineAnnealingLR", "PolynomialLR"}  # horizons counted in epochs
 
 
 def is_backward(node: ast.AST) -> bool:

@@ -11,6 +11,7 @@ import ast
 from typing import Iterator
 
 from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail, walk
+from .flow import flow_of
 
 Found = Iterator[tuple[ast.AST, str, str]]
 
@@ -101,18 +102,23 @@ def _cross_entropy_names(src: Source) -> set[str]:
 def ice102(src: Source) -> Found:
     kinds = softmax_classes(src)
     ce_names = _cross_entropy_names(src)
+    flow = flow_of(src)
     for node in src.nodes:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         is_ce = tail(node) == "cross_entropy" or dotted(func) in ce_names or (
-            isinstance(func, ast.Call) and tail(func) == "CrossEntropyLoss")
+            isinstance(func, ast.Call) and tail(func) == "CrossEntropyLoss") or (
+            isinstance(func, (ast.Name, ast.Attribute)) and flow.only(func, "lossfn:ce"))
         if not is_ce:
             continue
         first = node.args[0] if node.args else keyword(node, "input")
         if first is None:
             continue
         kind = softmaxed(src, first, src.scope(node), kinds)
+        if not kind and len(flow.kinds(first)) == 1:
+            kind = {"probs": "softmax", "logprobs": "log_softmax"}.get(
+                next(iter(flow.kinds(first))), "")
         if kind == "softmax":
             yield node, "ICE102", ("cross_entropy receives softmax probabilities and applies "
                                    "log_softmax again: the loss is squashed and learning "
@@ -261,4 +267,40 @@ def _sequential(call: ast.Call) -> Found:
                                     "inplace=True")
 
 
-RULES = [ice102, ice108, ice109]
+# --------------------------------------------------------------------------- ICE112
+
+
+def _is_nll(flow, node: ast.Call) -> bool:  # noqa: ANN001
+    func = node.func
+    if tail(node) == "nll_loss":
+        return True
+    if isinstance(func, ast.Call) and tail(func) == "NLLLoss":
+        return True
+    return isinstance(func, (ast.Name, ast.Attribute)) and flow.only(func, "lossfn:nll")
+
+
+def ice112(src: Source) -> Found:
+    """nll_loss fed logits or probabilities; log_softmax of a softmax (book/numerics)."""
+    flow = flow_of(src)
+    bound = set(src.bindings) | set(flow.params)
+    for node in src.calls():
+        if tail(node) not in {"nll_loss", "log_softmax"} and not (
+                isinstance(node.func, ast.Call) or dotted(node.func) in bound):
+            continue
+        first = node.args[0] if node.args else keyword(node, "input")
+        if first is None:
+            continue
+        if tail(node) == "log_softmax" and flow.only(first, "probs"):
+            yield node, "ICE112", ("log_softmax of a softmax output: the log-probabilities "
+                                   "are squashed; apply log_softmax to the logits")
+        elif tail(node) != "log_softmax" and _is_nll(flow, node):
+            got = flow.kinds(first)
+            if got == {"logits"}:
+                yield node, "ICE112", ("nll_loss on raw logits: it expects log-probabilities "
+                                       "(log_softmax first), or use cross_entropy")
+            elif got == {"probs"}:
+                yield node, "ICE112", ("nll_loss on softmax probabilities: it expects "
+                                       "log-probabilities; use log_softmax")
+
+
+RULES = [ice102, ice108, ice109, ice112]

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ._ast import (EVAL_WORDS, FUNCTIONS, Source, dotted, has_kwargs, is_const, keyword,
                    tail, walk)
+from .flow import Flow, flow_of
 
 Found = Iterator[tuple[ast.AST, str, str]]
 
@@ -65,15 +66,44 @@ def _hard_coded(node: ast.AST) -> bool:
 def ice105(src: Source) -> Found:
     if not _needs_cuda(src):
         checks = _checks(src)
+        flow = flow_of(src)
         for node in src.nodes:
-            if _hard_coded(node) and not _guarded(src, node):
+            if _hard_coded(node) or _cuda_by_name(src, flow, node):
+                if _guarded(src, node):
+                    continue
                 where = "outside the is_available() check" if checks else (
                     "with no torch.cuda.is_available() check")
                 yield node, "ICE105", (f"CUDA hard-coded {where}: the script fails on a "
                                        "machine without a GPU")
+            elif _uncalled_check(src, node):
+                yield node, "ICE105", ("torch.cuda.is_available without (): a function is "
+                                       "always true, so this always picks CUDA; call it")
     for func in src.nodes:
         if isinstance(func, FUNCTIONS) and func.name == "forward":
             yield from _created_in_forward(src, func)
+
+
+def _cuda_by_name(src: Source, flow: Flow, node: ast.AST) -> bool:
+    """``.to(device)`` or ``device=device`` where every binding of ``device`` is CUDA
+    (a module-level ``device = 'cuda'``, a config value)."""
+    if not isinstance(node, ast.Call) or tail(node) not in {"to", "device", "cuda"} and \
+            keyword(node, "device") is None:
+        return False
+    args = list(node.args[:1]) + [kw.value for kw in node.keywords if kw.arg == "device"]
+    for arg in args:
+        if isinstance(arg, (ast.Name, ast.Attribute)) and flow.only(arg, "cuda"):
+            values = src.bindings.get(dotted(arg), [])
+            if values and not any(_guarded(src, v) for v in values):
+                return True
+    return False
+
+
+def _uncalled_check(src: Source, node: ast.AST) -> bool:
+    """``torch.cuda.is_available`` read as a value (in an ``if`` or a conditional)."""
+    if not (isinstance(node, ast.Attribute) and node.attr == "is_available"):
+        return False
+    up = src.parents.get(node)
+    return not (isinstance(up, ast.Call) and up.func is node) and "cuda" in dotted(node)
 
 
 def _created_in_forward(src: Source, func: ast.AST) -> Found:
@@ -114,6 +144,33 @@ def ice106(src: Source) -> Found:
                 yield node, "ICE106", (f"torch.save({dotted(first)}) pickles the whole "
                                        "module, tied to this code's classes: save "
                                        "its state_dict()")
+
+
+def ice114(src: Source) -> Found:
+    """``torch.save(model.state_dict, ...)`` (the method, not the dict it returns) and
+    ``load_state_dict('file.pt')`` (a path where a dict belongs) (book/checkpoints)."""
+    for node in src.calls("save", "load_state_dict"):
+        first = node.args[0] if node.args else None
+        if tail(node) == "save" and dotted(node.func) in {"torch.save", "th.save"}:
+            if isinstance(first, ast.Attribute) and first.attr == "state_dict":
+                yield node, "ICE114", (f"torch.save({dotted(first)}) saves the method, not "
+                                       "the weights: call it, state_dict()")
+        elif tail(node) == "load_state_dict" and first is not None and _is_path(src, first):
+            yield node, "ICE114", ("load_state_dict() given a path: it wants the dict; "
+                                   "load_state_dict(torch.load(path, weights_only=True))")
+
+
+def _is_path(src: Source, expr: ast.AST, depth: int = 0) -> bool:
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str)
+    if isinstance(expr, ast.JoinedStr):
+        return True
+    if isinstance(expr, ast.Call):
+        return dotted(expr.func) in {"os.path.join", "path.join", "Path", "pathlib.Path"}
+    if isinstance(expr, ast.Name) and depth < 3:
+        values = src.bindings.get(expr.id, [])
+        return bool(values) and all(_is_path(src, v, depth + 1) for v in values)
+    return False
 
 
 def _is_module(src: Source, expr: ast.AST) -> bool:
@@ -214,4 +271,4 @@ def _generator_holders(src: Source) -> set[str]:
     return found
 
 
-RULES = [ice105, ice106, ice110, ice111]
+RULES = [ice105, ice106, ice110, ice111, ice114]

@@ -1,0 +1,165 @@
+"""ice_lab.lint's data-flow model: rules that decide on behaviour, not names.
+
+Each test is a minimal synthetic reproduction (written here, not copied) of a bug shape
+seen in real scripts of the fresh corpus of benchmarks/lint_corpus.md: evaluation in a
+helper not called "eval", a softmax built in a factory, a criterion passed as a
+parameter, a device string in a module-level name, a cosine schedule stepped per batch.
+Each has its near miss, which must stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from ice_lab.lint import lint_source
+from ice_lab.lint._ast import Source
+from ice_lab.lint.flow import flow_of
+
+HEAD = """\
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader
+model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(4), 0)] * 8
+train_loader = DataLoader(data, batch_size=4, shuffle=True)
+held_out = DataLoader(data, batch_size=4)
+"""
+
+
+def found(body: str) -> list[tuple[int, str]]:
+    """(line in ``body``, code) of every finding in HEAD + body."""
+    offset = HEAD.count("\n")
+    return [(f.line - offset, f.code) for f in lint_source(HEAD + textwrap.dedent(body))
+            if f.line > offset]
+
+
+def test_flow_follows_factories_parameters_and_returns():
+    tree = ast.parse(HEAD + textwrap.dedent("""\
+        def make():
+            return nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=1))
+        net = make()
+        def run(m, batch):
+            out = m(batch)
+            return out
+        probs = run(net, 1)
+        """))
+    src = Source.parse(tree)
+    flow = flow_of(src)
+    values = {ast.unparse(n.targets[0]): n.value for n in src.nodes if isinstance(n, ast.Assign)}
+    assert flow.kinds(values["net"]) == {"model"}
+    assert flow.kinds(values["probs"]) == {"probs"}
+    assert flow.kinds(values["optimizer"]) == {"optimizer"}
+    assert flow.kinds(values["held_out"]) == {"loader"}
+
+
+def test_evaluation_by_behaviour_in_a_helper_with_any_name():
+    body = """\
+        def get_loss(net, loader):
+            total = 0.0
+            for x, y in loader:
+                total += F.cross_entropy(net(x), y).item()
+            return total
+        for epoch in range(2):
+            model.train()
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+            print(get_loss(model, held_out))
+        """
+    assert found(body) == [(1, "ICE104"), (3, "ICE104")]
+    guarded = body.replace("            print(get_loss(model, held_out))",
+                           "            model.eval()\n"
+                           "            with torch.no_grad():\n"
+                           "                print(get_loss(model, held_out))")
+    assert found(guarded) == []
+
+
+def test_validation_inline_over_a_loader_not_named_val():
+    body = """\
+        for epoch in range(2):
+            model.train()
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+            model.eval()
+            for x, y in held_out:
+                print(F.cross_entropy(model(x), y).item())
+        """
+    assert found(body) == [(9, "ICE104")]
+    assert found(body.replace("            for x, y in held_out:",
+                              "            with torch.no_grad():\n"
+                              "              for x, y in held_out:")) == []
+
+
+def test_a_loop_over_folds_that_calls_a_training_function_is_not_an_evaluation():
+    body = """\
+        def fit():
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+        def make_model():
+            return model
+        for test_fold in range(5):
+            net = make_model()
+            fit()
+        """
+    assert found(body) == []
+
+
+def test_softmax_from_a_factory_reaches_a_criterion_passed_as_a_parameter():
+    body = """\
+        def build():
+            return nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=1))
+        def step(net, criterion, x, y):
+            return criterion(net(x), y)
+        net = build()
+        step(net, nn.CrossEntropyLoss(), torch.randn(2, 4), torch.tensor([0, 1]))
+        """
+    assert found(body) == [(4, "ICE102")]
+    assert found(body.replace("nn.Softmax(dim=1)", "nn.ReLU()")) == []
+
+
+def test_a_device_string_bound_once_and_a_check_never_called():
+    body = """\
+        device = "cuda"
+        net = model.to(device)
+        """
+    assert found(body) == [(2, "ICE105")]
+    assert found(body.replace('"cuda"', '"cuda" if torch.cuda.is_available() else "cpu"')) == []
+    uncalled = 'dev = torch.device("cuda" if torch.cuda.is_available else "cpu")\n'
+    assert found(uncalled) == [(1, "ICE105")]
+    assert found(uncalled.replace("is_available", "is_available()")) == []
+
+
+def test_cosine_annealing_counts_epochs():
+    body = """\
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=30)
+        for epoch in range(30):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+                scheduler.step()
+        """
+    assert found(body) == [(7, "ICE107")]
+    per_batch = body.replace("T_max=30", "T_max=30 * len(train_loader)")
+    assert found(per_batch) == []
+
+
+def test_training_after_eval_in_notebook_order():
+    body = """\
+        model.eval()
+        print(model(torch.randn(1, 4)))
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        """
+    assert found(body) == [(3, "ICE113")]
+    assert found(body.replace("print(model(torch.randn(1, 4)))", "model.train()")) == []
