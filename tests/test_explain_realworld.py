@@ -17,11 +17,14 @@ from ice_lab.explain import KINDS, Diagnosis, explain
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_realworld import MESSAGES as ROUNDS_BEFORE  # noqa: E402
+from explain_realworld_pasted import MESSAGES as PASTED  # noqa: E402
 from explain_realworld_wrapped import MESSAGES as WRAPPED  # noqa: E402
 
 #: every round together; the wrapped round (explain_realworld_wrapped.py) is the shapes
-#: errors come in when another layer (dynamo, a UI, a logger) wraps them
-MESSAGES = ROUNDS_BEFORE + WRAPPED
+#: errors come in when another layer (dynamo, a UI, a logger) wraps them; the pasted round
+#: (explain_realworld_pasted.py, issue 36: first run 49/63 before the engine read pastes as
+#: a person does) is how people paste them
+MESSAGES = ROUNDS_BEFORE + WRAPPED + PASTED
 
 # Sources whose words alone cannot tell the root cause (the traceback that would is missing).
 KNOWN_MISSES = {
@@ -51,6 +54,15 @@ def test_the_wrapped_round_covers_its_families():
     texts = " ".join(m.message for m in WRAPPED)
     for family in ("Dynamo failed", "Exception during processing", "MPS", "does not equal",
                    "bias type", "not implemented for", "Expected parameter", "`"):
+        assert family in texts, family
+
+
+def test_the_pasted_round_covers_its_families():
+    assert len(PASTED) >= 60 and len({m.source for m in PASTED}) == len(PASTED)
+    earlier = {m.source for m in ROUNDS_BEFORE + WRAPPED}
+    assert not earlier & {m.source for m in PASTED}
+    texts = " ".join(m.message for m in PASTED)
+    for family in ("\u2502", "\u2570", "> ", "invalid argument 0", "，", "就地操作", "E   ", "Inference Tensor"):
         assert family in texts, family
 
 

@@ -3,19 +3,17 @@
 Nothing here knows about any kind of failure; that knowledge is the catalogue's
 (``ice_lab/explain/catalogue/``). The engine
 
-1. reads the error's text, never raising (a message of any size, bytes, a broken ``__str__``);
-2. cleans it: terminal colour codes and the prefixes loggers, launchers and test runners put
-   on every line (``[rank0]:``, ``2024-09-15 22:50:34,519 - root - ERROR -``, glog's
-   ``E1013 15:52:48.898000 ...]``, pytest's ``E``, Markdown's ``>``) go, HTML entities are
-   unescaped, curly quotes and backticks become plain, ``c10::Half`` reads ``Half`` and
-   dynamo's ``s27: hint = 2048`` reads ``2048``; a huge message is cut to its two ends;
-3. unwraps it, innermost first (``windows``): an exception quoted inside another one's
-   message (dynamo's "Dynamo failed to run FX node ... got RuntimeError('<the real
-   message>')"), then the last exception of a quoted traceback (a DataLoader worker
-   re-raises "Original Traceback ... RuntimeError: <the real message>"; the code lines
-   quoted above it must not decide), then the whole text; the first window in which any
-   entry matches decides;
-4. ranks the matching entries by a visible rule, so that the order of the catalogue never
+1. reads the error's text the way a person reads a paste (``reading.py``): never raising,
+   paste noise removed (line prefixes, colours, box borders, Markdown quotes), Unicode and
+   punctuation normalised, frames of a pasted traceback read as evidence;
+2. looks in its windows, innermost first (``reading.windows``): an exception quoted inside
+   another one's message (dynamo's "got RuntimeError('<the real message>')"), then the last
+   exception of a quoted traceback (a DataLoader worker re-raises "Original Traceback ...
+   RuntimeError: <the real message>"; the code lines quoted above it must not decide), then
+   the whole text; the first window in which any entry matches decides; where none does, the
+   text with its wrapped lines joined again, then the distinctive ``terms`` of each entry
+   (a paraphrase: an issue title, a retyped or translated message);
+3. ranks the matching entries by a visible rule, so that the order of the catalogue never
    matters:
 
    * an entry that matched one of its **phrasings** (a sentence PyTorch prints) beats an
@@ -35,7 +33,6 @@ Taught in the ice_lab toolkit chapter (``book/toolkit.ipynb``).
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -43,47 +40,15 @@ from typing import Any, Optional
 from .._text import first_line
 from . import catalogue
 from .entry import Clues, Entry
+from .reading import clean, final_exception, rejoined, safe_text, windows, words
 from .render import Diagnosis
 
-__all__ = ["explain", "diagnose", "windows", "PHRASING", "KEYWORD"]
+__all__ = ["explain", "diagnose", "PHRASING", "KEYWORD", "TERMS"]
 
-#: Characters matched from each end of a message (a 1 MB message is still kept whole in
-#: ``Diagnosis.message``).
-MATCH_WINDOW = 20_000
 #: How far ``explain`` follows ``__cause__`` / ``__context__``.
 CHAIN_LIMIT = 8
-#: Strength of a match: one of the entry's phrasings, or only one of its keywords.
-PHRASING, KEYWORD = 2, 1
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-#: What loggers, launchers, UIs and test runners put before every line of a paste. Each
-#: alternative is one shape of prefix, not one tool's words; several may follow each other.
-_LINE_PREFIXES = re.compile(
-    r"^(?:"
-    r"\[(?:rank|default)\d+\]:[ \t]?"  # torchrun's per-rank prefix
-    r"|E {2,}(?=\S)|E\t"  # pytest's failure lines
-    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
-    r"(?:\s*[-|]\s*[\w.]+)*?\s*[-|:]\s?"  # "2024-09-15 22:50:34,519 - root - ERROR - "
-    r"|[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]{1,200}\] (?:\[[\d/]+\] )?"  # glog / c10
-    r"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]*:"  # logging.basicConfig
-    r"|\[[\w.-]{1,40}\]:? "  # "[ignite]: ", "[INFO] "
-    r"|> ?(?!>)|\*\*\* |- \*\*[\w ]+:\*\* "  # Markdown quotes, lists and bold labels
-    r")+",
-    re.MULTILINE,
-)
-#: Punctuation that varies around the same identifiers: curly quotes, backticks, C++
-#: namespaces around dtype names, dynamo's symbolic sizes ("s27: hint = 2048").
-_PUNCTUATION = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                              "`": None, "\u00a0": " "})
-_CXX_TYPE = re.compile(r"\b(?:struct\s+)?c10::(\w+)")
-_SYMBOLIC = re.compile(r"\b[su]\d+: hint = (\d+)")
-#: An exception quoted inside another one's message: dynamo's "got RuntimeError('...')",
-#: a worker's "raised ValueError(\"...\")", Ruby's "#<RuntimeError: ...>".
-_QUOTED_ERROR = re.compile(
-    r"\b[A-Z]\w*(?:Error|Exception)\((?P<q>['\"])(?P<msg>.+?)(?P=q)\)"
-    r"|#<[A-Z]\w*(?:Error|Exception): (?P<ruby>[^>]+)>",
-    re.DOTALL,
-)
+#: Strength of a match: one of the entry's phrasings, one of its keywords, only its terms.
+PHRASING, KEYWORD, TERMS = 3, 2, 1
 
 
 @dataclass
@@ -94,94 +59,6 @@ class _Candidate:
 
     def rank(self) -> tuple[int, int]:
         return (self.strength, self.entry.priority)
-
-
-# --------------------------------------------------------------------------- text
-
-
-def safe_text(obj: object) -> str:
-    """Text of anything, never raising (toolkit chapter, book/toolkit.ipynb)."""
-    if isinstance(obj, str):
-        return obj
-    if isinstance(obj, (bytes, bytearray)):
-        return bytes(obj).decode("utf-8", errors="replace")
-    try:
-        text = str(obj)
-        if isinstance(text, str):
-            return text
-    except Exception:
-        pass
-    try:
-        args = getattr(obj, "args", ())
-        if args:
-            return " ".join(safe_text(a) for a in args if not isinstance(a, BaseException))
-    except Exception:
-        pass
-    try:
-        return f"<unprintable {type(obj).__name__}>"
-    except Exception:  # pragma: no cover - type() always works
-        return "<unprintable object>"
-
-
-def clean(text: str) -> str:
-    """The text ``explain`` matches on: both ends of a huge message, paste noise removed
-    (line prefixes, colour codes, HTML entities) and punctuation normalised
-    (toolkit chapter, book/toolkit.ipynb)."""
-    if len(text) > 2 * MATCH_WINDOW:
-        text = text[:MATCH_WINDOW] + "\n...\n" + text[-MATCH_WINDOW:]
-    text = _LINE_PREFIXES.sub("", _ANSI.sub("", text))
-    text = html.unescape(text) if "&" in text else text
-    text = text.translate(_PUNCTUATION)
-    if "c10::" in text:
-        text = _CXX_TYPE.sub(r"\1", text)
-    if "hint = " in text:
-        text = _SYMBOLIC.sub(r"\1", text)
-    return text
-
-
-def quoted_errors(text: str) -> list[str]:
-    """Messages of exceptions quoted inside the text, innermost last: what a wrapper
-    (``torch._dynamo``, a worker, another language's binding) was given
-    (toolkit chapter, book/toolkit.ipynb)."""
-    if "(" not in text and "#<" not in text:
-        return []
-    found = []
-    for match in _QUOTED_ERROR.finditer(text):
-        msg = match.group("msg") or match.group("ruby") or ""
-        if "\\" in msg:
-            msg = msg.replace("\\n", "\n").replace("\\'", "'").replace('\\"', '"')
-        if msg.strip():
-            found.append(msg)
-    return found
-
-
-def windows(text: str) -> list[tuple[str, str]]:
-    """Where ``explain`` looks, in order, as ``(text, label)``: each exception quoted inside
-    another, then the last exception of a quoted traceback, then the whole cleaned text;
-    the first window in which any entry matches decides (toolkit chapter,
-    book/toolkit.ipynb)."""
-    out = [(q, "the exception quoted inside the message") for q in reversed(quoted_errors(text))]
-    tail = final_exception(text)
-    if tail:
-        out.append((tail, "the last exception of the quoted traceback"))
-    out.append((text, "the message"))
-    return out
-
-
-def final_exception(text: str) -> Optional[str]:
-    """The last exception line(s) of a traceback quoted inside a message, if any
-    (toolkit chapter, book/toolkit.ipynb)."""
-    if "Traceback (most recent call last)" not in text:
-        return None
-    lines = text.splitlines()
-    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
-    if not frames:
-        return None
-    j = frames[-1] + 1
-    while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
-        j += 1
-    tail = "\n".join(lines[j:]).strip()
-    return tail or None
 
 
 # --------------------------------------------------------------------------- matching
@@ -209,6 +86,29 @@ def _candidates(entries: list[Entry], window: str, clues: Clues) -> list[_Candid
     return found
 
 
+class _Said:
+    """A match on an entry's terms, shaped like a regular expression's match."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+
+    def group(self, _index: int = 0) -> str:
+        return self.spec
+
+    def groupdict(self) -> dict:
+        return {}
+
+
+def _by_terms(entries: list[Entry], text: str, clues: Clues) -> list[_Candidate]:
+    said = words(text)
+    found = []
+    for entry in entries:
+        spec = entry.says_in_other_words(said, text) if entry.terms else None
+        if spec is not None and _holds(entry, clues):
+            found.append(_Candidate(entry, TERMS, _Said(spec)))  # type: ignore[arg-type]
+    return found
+
+
 def _best(candidates: list[_Candidate]) -> _Candidate:
     return sorted(candidates, key=lambda c: (-c.strength, -c.entry.priority, c.entry.name))[0]
 
@@ -229,7 +129,7 @@ def _why(best: _Candidate, others: list[_Candidate], where: str) -> str:
     entry = best.entry
     if best.match is None:
         return f"the exception's class decides the kind; entry '{entry.name}' ({entry.kind})"
-    how = "phrasing" if best.strength == PHRASING else "keyword"
+    how = {PHRASING: "phrasing", KEYWORD: "keyword"}.get(best.strength, "terms")
     text = (f"entry '{entry.name}' ({entry.kind}, chapter {entry.chapter}) matched its {how} "
             f"{_snippet(best.match.group(0))!r} in {where}, priority {entry.priority}")
     beaten = sorted({f"{c.entry.name} ({c.entry.kind})" for c in others if c is not best})
@@ -266,11 +166,14 @@ def diagnose(error: Optional[BaseException], text: str, entries: list[Entry]) ->
     pool = [e for e in entries if e.kind in {d.kind for d in decided}] if decided else entries
     found: list[_Candidate] = []
     where = "the message"
-    for window, label in windows(clues.text):
+    for window, label in windows(clues.text) + rejoined(clues.text):
         found = _candidates(pool, window, clues)
         if found:
             where = label
             break
+    if not found:
+        found = _by_terms(pool, clues.text, clues)
+        where = "the message, read for its terms (a paraphrase)"
     if not found and decided:
         found = [_Candidate(e, 0, None) for e in decided]
     if not found:

@@ -33,6 +33,8 @@ ENTRIES = [
         kind="no_grad_fn",
         patterns=[r"Inference tensors cannot be saved for backward",
                   r"Inplace update to inference tensor outside InferenceMode"],
+        # issue titles: "Inference Tensor Saved for Backward", "Inferences tensors can't be saved"
+        terms=["inference|inferences tensor|tensors saved|save|saving backward"],
         summary="a tensor created under torch.inference_mode() was used in code that autograd tracks",
         causes=["a batch, a buffer or a cached result computed under torch.inference_mode() reused for training"],
         fixes=["compute it outside inference_mode, or make a normal tensor from it: t = t.clone()",
@@ -44,6 +46,7 @@ ENTRIES = [
         kind="backward_twice",
         patterns=[
             r"Trying to backward through the graph a second time",
+            r"Specify retain_graph=True (?:when calling backward the first time|if you need to backward)",
             r"saved (?:intermediate (?:values|results)|tensors?|buffers?) .{0,60}(?:already been freed|have been freed)",
         ],
         summary="backward() ran a second time through a graph whose saved tensors were already freed",
@@ -59,6 +62,8 @@ ENTRIES = [
     Entry(
         name="autograd.inplace_modified",
         kind="inplace_modified",
+        # a title that keeps only the middle, or a translation ("就地操作": in-place operation)
+        terms=["variables needed gradient modified inplace|in-place", "梯度 就地操作|原地操作"],
         patterns=[
             r"modified by an inplace operation: \[(?P<tensor_type>[\w.]+) \[(?P<shape>[^\]]*)\]\], which is "
             r"output (?P<output>\d+) of (?P<op>\w+), is at version (?P<version>\d+); expected version (?P<expected>\d+)",

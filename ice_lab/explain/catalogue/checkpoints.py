@@ -75,6 +75,7 @@ ENTRIES = [
         patterns=[
             r"Error\(s\) in loading state_dict for (?P<model>\w+)",
             r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict",
+            r"(?:unexpected|missing) keys? \"[^\"]+\" in state_dict",
             r"size mismatch for [\w.]+: copying a param with shape",
             r"loaded state dict (?:contains a parameter group that doesn't match|has a different number "
             r"of parameter groups)",

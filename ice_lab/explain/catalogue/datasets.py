@@ -13,7 +13,7 @@ ENTRIES = [
         name="datasets.unequal_samples",
         kind="shape_mismatch",
         patterns=[
-            r"stack expects each tensor to be equal size, but got \[(?P<a>[^\]]*)\] at entry (?P<i>\d+) "
+            r"stack expects? each tensor to be equal size, but got \[(?P<a>[^\]]*)\] at entry (?P<i>\d+) "
             r"and \[(?P<b>[^\]]*)\] at entry (?P<j>\d+)",
             r"each element in list of batch should be of equal size",
         ],
@@ -35,8 +35,13 @@ ENTRIES = [
             r"Can'?t pickle <(?:function|class) '?(?P<obj>[\w.<>]+)",
             r"attribute lookup (?P<obj>[\w.<>]+) on __main__ failed",
             r"cannot pickle '(?P<obj>[\w.]+)' object",
+            r"Got pickle error when attempting to start a worker Process",
+            r"cannot be pickled'?, '(?P<obj>_\w*DataLoaderIter)'",
         ],
         keywords=[r"(?:un)?pickl\w*.{0,80}(?:lambda|<locals>)"],
+        # "can't pickle transforms lamda fucntion on windows"; "无法腌制本地对象" (Can't pickle local object)
+        terms=["pickle|pickled|pickling|picklable lambda|lamda|lambdas|locals|local",
+               "腌制|酸洗|序列化 本地对象|局部对象|lambda"],
         summary="{obj} cannot be pickled, so it cannot be sent to a DataLoader worker process",
         fallback="an object could not be pickled to be sent to a worker process",
         causes=["with num_workers > 0 on Windows / macOS (and with the 'spawn' start method) the "

@@ -223,7 +223,8 @@ ENTRIES = [
     Entry(
         name="devices.numpy_of_gpu_tensor",
         kind="numpy_conversion",
-        patterns=[r"can'?(?:no)?t convert (?P<device>[\w:]+)(?: device type)? tensor to numpy"],
+        patterns=[r"can'?(?:no)?t convert (?P<device>[\w:]+)(?: device type)? tensor to numpy",
+                  r"(?P<device>(?:cuda|mps|xpu)(?::\d+)?) device type tensor to numpy"],
         summary="the tensor lives on {device}; NumPy can only read CPU memory",
         fallback="the tensor lives on a GPU (or another device); NumPy can only read CPU memory",
         causes=["a tensor on the GPU (or the meta device) passed to NumPy, matplotlib or sklearn"],

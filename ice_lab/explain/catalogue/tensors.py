@@ -192,6 +192,8 @@ ENTRIES = [
         patterns=[
             r"Sizes of tensors must match except in dimension (?P<dim>\d+)\. (?:Expected|Got) size "
             r"(?P<expected>\d+) (?:but got|and) size (?P<got>\d+)",
+            r"Sizes of tensors must match except in dimension (?P<dim>\d+)(?:\. Got (?P<expected>\d+) and "
+            r"(?P<got>\d+) in dimension (?P<at>\d+))?",
             r"Given normalized_shape=\[(?P<normalized>[^\]]*)\], expected input with shape \[\*, "
             r"(?P<expected>[^\]]*)\], but got input of size ?\[(?P<input>[^\]]*)\]",
             r"input\.size\(-1\) must be equal to input_size\. Expected (?P<expected>\d+), got (?P<got>\d+)",
@@ -229,7 +231,9 @@ ENTRIES = [
         kind="conv_channels",
         patterns=[
             r"weight of size \[(?P<weight>[^\]]*)\], expected input\[(?P<input>[^\]]*)\] to have "
-            r"(?P<expected>\d+) channels, but got (?P<got>\d+) channels",
+            r"(?P<expected>\d+) channels?, but got (?P<got>\d+) channels?",
+            r"expected input\[(?P<input>[^\]]*)\] to have (?P<expected>\d+) channels?, but got "
+            r"(?P<got>\d+) channels?",
             r"Expected (?P<want>\d+)D \(unbatched\) or (?P<want_b>\d+)D \(batched\) input to\s+(?P<op>conv\w*),"
             r"\s+but got input of size:?\s*\[(?P<input>[^\]]*)\]",
             r"(?P<want>\d)D or (?P<want_b>\d)D input tensor expected but got:? \[(?P<input>[^\]]*)\]",
