@@ -242,7 +242,7 @@ def _params_of(func: ast.AST) -> list[str]:
 
 
 def flow_of(src: Source) -> Flow:
-    """The file's :class:`Flow`, built once and shared by every rule."""
+    """The file's :class:`Flow`, built once and shared by every rule (book/debugging.ipynb)."""
     found = getattr(src, "_flow", None)
     if found is None:
         found = Flow(src)
