@@ -1,12 +1,14 @@
 """``ice-lab lint PATH...``: lint scripts, notebooks and folders (book/debugging.ipynb).
 
-Prints one flake8-style line per finding and exits 1 when something was found, 0 when
-nothing was, 2 when a path could not be read.
+Prints one flake8-style line per finding (or, with ``--format sarif``, one SARIF 2.1.0
+log for a code host's CI) and exits 1 when something was found, 0 when nothing was, 2
+when a path could not be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from .engine import RULES, iter_files, lint_file
@@ -37,9 +39,14 @@ def main(argv: list[str]) -> int:
                         help=".py files, .ipynb notebooks or folders holding them")
     parser.add_argument("--select", help="only these codes or prefixes, comma-separated")
     parser.add_argument("--ignore", help="not these codes or prefixes, comma-separated")
+    parser.add_argument("--format", choices=["text", "sarif"], default="text",
+                        help="text: one line per finding; sarif: a SARIF 2.1.0 log, for CI "
+                        "that shows findings on the diff")
+    parser.add_argument("--output", metavar="FILE",
+                        help="write there instead of printing (e.g. ice-lab.sarif)")
     args = parser.parse_args(argv)
     select, ignore = _codes(args.select), _codes(args.ignore)
-    found, status = 0, 0
+    status, everything = 0, []
     try:
         files = list(iter_files(args.paths))
     except FileNotFoundError as error:
@@ -47,14 +54,22 @@ def main(argv: list[str]) -> int:
         return 2
     for path in files:
         try:
-            findings = lint_file(path, select, ignore)
+            everything.extend(lint_file(path, select, ignore))
         except (OSError, ValueError) as error:
             print(f"ice-lab lint: {error}", file=sys.stderr)
             status = 2
-            continue
-        for finding in findings:
-            print(finding)
-        found += len(findings)
+    if args.format == "sarif":
+        from .sarif import to_sarif
+
+        text = json.dumps(to_sarif(everything), indent=2)
+    else:
+        text = "\n".join(str(f) for f in everything)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    elif text:
+        print(text)
+    found = len(everything)
     if status:
         return status
     return 1 if found else 0
