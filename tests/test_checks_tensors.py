@@ -33,10 +33,21 @@ def test_forward_numpy(capsys):
 
     refused(check.forward_numpy, floats_only, hint="Integer arrays")
 
+
+def test_forward_numpy_may_predict_without_the_graph(capsys):
+    """The exercise is the dtype: a forward under torch.no_grad(), the right habit for
+    predictions, passes (the review of the early chapters, finding 11)."""
+    def no_grad(model, array):
+        with torch.no_grad():
+            return model(torch.as_tensor(array, dtype=torch.float32))
+
     def detached(model, array):
         return model(torch.as_tensor(array, dtype=torch.float32)).detach()
 
-    refused(check.forward_numpy, detached, hint="carry no gradient")
+    for answer in (no_grad, detached):
+        check.forward_numpy(answer)
+        check.forward_numpy(answer, seed=7)
+    assert capsys.readouterr().out.count("Check passed") == 4
 
 
 def test_residual_and_its_second_hint():

@@ -15,6 +15,10 @@ EXERCISES: list[Exercise] = [
           "return model(torch.tensor(array, dtype=torch.float32))"),
         R("array.astype(np.float32)", "return model(torch.from_numpy(array.astype(np.float32)))"),
         R(".to(torch.float32)", "return model(torch.as_tensor(array).to(torch.float32))"),
+        R("under torch.no_grad(), as predictions are",
+          "with torch.no_grad():\n"
+          "    return model(torch.as_tensor(array, dtype=torch.float32))"),
+        R("the output detached", "return model(torch.as_tensor(array).float()).detach()"),
     ), wrong=(
         W("model.double() instead of converting the data",
           "model.double()\nreturn model(torch.as_tensor(array))",
@@ -36,9 +40,6 @@ EXERCISES: list[Exercise] = [
         W("the output cast to float64",
           "return model(torch.as_tensor(array, dtype=torch.float32)).double()",
           "forward_numpy should return a float32 tensor"),
-        W("the predictions read through .data",
-          "return model(torch.as_tensor(array, dtype=torch.float32)).data",
-          "The predictions carry no gradient back to the model", hides=True),
         W("the example's 16 rows kept",
           "return model(torch.as_tensor(array[:16], dtype=torch.float32))",
           "rows or columns were cut to the example's size"),
