@@ -163,3 +163,72 @@ def test_training_after_eval_in_notebook_order():
         """
     assert found(body) == [(3, "ICE113")]
     assert found(body.replace("print(model(torch.randn(1, 4)))", "model.train()")) == []
+
+
+def test_shuffle_true_reaching_a_validation_loader_through_a_dict_of_options():
+    body = """\
+        params = {"batch_size": 4, "shuffle": True}
+        train_gen = DataLoader(data, **params)
+        val_gen = DataLoader(data, **params)
+        """
+    assert found(body) == [(3, "ICE110")]
+    assert found(body.replace('"shuffle": True', '"shuffle": False')) == []
+
+
+def test_a_loss_sum_returned_to_callers_that_only_print_it():
+    body = """\
+        def train_epoch(net, loader):
+            total = 0.0
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(net(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss
+            return total / len(loader)
+        for epoch in range(2):
+            avg = train_epoch(model, train_loader)
+            print(f"{avg:.3f}")
+        """
+    assert found(body) == [(8, "ICE101")]
+    backpropagated = body.replace('            print(f"{avg:.3f}")',
+                                  "            avg.backward()")
+    assert found(backpropagated) == []
+
+
+def test_device_from_a_helper_that_may_return_cpu_is_not_hard_coded():
+    body = """\
+        def device_name():
+            if torch.cuda.is_available():
+                return "cuda"
+            return "cpu"
+        device = device_name()
+        net = model.to(device)
+        """
+    assert found(body) == []
+
+
+def test_a_data_transform_forward_may_make_cpu_tensors():
+    body = """\
+        class AddCounts(BaseTransform):
+            def forward(self, data):
+                return torch.zeros(3)
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + torch.zeros(3)
+        """
+    assert found(body) == [(6, "ICE105")]
+
+
+def test_a_last_step_after_the_window_is_not_zero_grad_between_backward_and_step():
+    body = """\
+        for i, (x, y) in enumerate(train_loader):
+            F.cross_entropy(model(x), y).backward()
+            if (i + 1) % 4 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+            if i + 1 == len(train_loader):
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    assert found(body) == []

@@ -92,9 +92,9 @@ class Flow:
 
     # ------------------------------------------------------------------ kinds
     def _kinds(self, expr: ast.AST, depth: int) -> set[str]:
-        if isinstance(expr, ast.Constant):
-            return {"cuda"} if isinstance(expr.value, str) and CUDA_TEXT.match(
-                expr.value) else set()
+        if isinstance(expr, ast.Constant):  # "cpu" and "mps" are values too: not CUDA
+            return {"cuda" if isinstance(expr.value, str) and CUDA_TEXT.match(
+                expr.value) else "constant"}
         if isinstance(expr, (ast.Name, ast.Attribute)):
             return self._name_kinds(expr, depth)
         if isinstance(expr, ast.Subscript):

@@ -123,8 +123,9 @@ def _zero_between(backs: list, zeros: list, steps: list) -> Found:
     for i, node in enumerate(events):
         if node not in zeros or not isinstance(node, ast.Call):
             continue
-        if not any(b in backs for b in events[:i]):
-            continue
+        before = [e for e in events[:i] if e not in zeros]
+        if not before or before[-1] not in backs:
+            continue  # no backward since the last step: nothing of value to clear
         for later in events[i + 1:]:
             if later in backs:
                 break
@@ -255,11 +256,30 @@ def ice101(src: Source) -> Found:
         returned = any(isinstance(n, ast.Return) and n.value is not None and acc in
                        _names(n.value) for n in src.inside(scope))
         if returned and not (isinstance(scope, FUNCTIONS) and EVAL_FUNCTION.match(
-                scope.name)):
+                scope.name)) and not _callers_only_read(src, scope):
             continue  # the caller may backpropagate it
         how = "append" if isinstance(node, ast.Call) else "+="
         yield node, "ICE101", (f"{acc} {how} a loss that still holds its graph: keep "
                                f".item() (or .detach()) so each batch's graph is freed")
+
+
+def _callers_only_read(src: Source, func: ast.AST) -> bool:
+    """Every call of ``func`` in the file binds its result to names that are never
+    backpropagated (printed, logged, compared): the returned sum only had to be a number."""
+    if not isinstance(func, FUNCTIONS):
+        return False
+    sites = [c for c in src.calls(func.name) if isinstance(c.func, ast.Name)]
+    if not sites:
+        return False
+    for site in sites:
+        up = src.parents.get(site)
+        if not isinstance(up, ast.Assign):
+            return False
+        for target in up.targets:
+            names = [dotted(t) for t in ast.walk(target) if isinstance(t, ast.Name)]
+            if any(_backpropagated(src, src.scope(site), n) for n in names):
+                return False
+    return True
 
 
 def _accumulation(node: ast.AST) -> tuple[str, ast.AST | None]:

@@ -27,6 +27,8 @@ MODULE_NAME = re.compile(r"(?i)^(model|net|network|module|\w*model|\w*net)\d*$")
 
 
 GUARD = re.compile(r"(?i)cuda|gpu|device|is_available")
+#: Classes whose forward() runs on the CPU by design (data transforms, not modules).
+NOT_MODULE = re.compile(r"Transform$|Dataset$|Sampler$|Callback$")
 
 
 def _needs_cuda(src: Source) -> bool:
@@ -78,9 +80,12 @@ def ice105(src: Source) -> Found:
             elif _uncalled_check(src, node):
                 yield node, "ICE105", ("torch.cuda.is_available without (): a function is "
                                        "always true, so this always picks CUDA; call it")
-    for func in src.nodes:
-        if isinstance(func, FUNCTIONS) and func.name == "forward":
-            yield from _created_in_forward(src, func)
+    for cls in src.nodes:
+        if isinstance(cls, ast.ClassDef) and not any(NOT_MODULE.search(dotted(b))
+                                                     for b in cls.bases):
+            for func in cls.body:
+                if isinstance(func, FUNCTIONS) and func.name == "forward":
+                    yield from _created_in_forward(src, func)
 
 
 def _cuda_by_name(src: Source, flow: Flow, node: ast.AST) -> bool:
@@ -189,7 +194,7 @@ def ice110(src: Source) -> Found:
     for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
             continue
-        if not is_const(keyword(node, "shuffle"), True):
+        if not is_const(keyword(node, "shuffle"), True) and not _shuffles_in_kwargs(src, node):
             continue
         data = node.args[0] if node.args else keyword(node, "dataset")
         texts = []
@@ -207,6 +212,19 @@ def ice110(src: Source) -> Found:
             yield node, "ICE110", ("a validation/test DataLoader with shuffle=True: the "
                                    "batches change every pass and predictions no longer "
                                    "line up with the samples")
+
+
+def _shuffles_in_kwargs(src: Source, call: ast.Call) -> bool:
+    """``DataLoader(data, **params)`` where every binding of ``params`` is a dict literal
+    with ``"shuffle": True`` (configuration as data)."""
+    for kw in call.keywords:
+        if kw.arg is None and isinstance(kw.value, (ast.Name, ast.Attribute)):
+            values = src.bindings.get(dotted(kw.value), [])
+            if values and all(isinstance(v, ast.Dict) and any(
+                    is_const(k, "shuffle") and is_const(v2, True)
+                    for k, v2 in zip(v.keys, v.values)) for v in values):
+                return True
+    return False
 
 
 def ice111(src: Source) -> Found:
