@@ -110,9 +110,9 @@ def safe_text(obj: object) -> str:
 
 def unbox(text: str) -> str:
     """The text of a box traceback without its borders; a row that fills the box to its
-    right border continues on the next row, so the two are joined again (a message a box
-    cut mid-word reads whole). Text outside boxes is kept as it is (toolkit chapter,
-    book/toolkit.ipynb)."""
+    right border continues on the next row, so the two are joined again: mid-word where
+    letters meet ("weight ty" + "pe"), with a space otherwise. Text outside boxes is kept
+    as it is (toolkit chapter, book/toolkit.ipynb)."""
     if not any(c in text for c in "\u2502\u2503\u2551"):
         return text
     out: list[str] = []
@@ -128,10 +128,12 @@ def unbox(text: str) -> str:
             continue
         body = row.group("body").translate(_BOX_GUIDES).rstrip()
         if carry and out:
-            out[-1] += body.lstrip() if out[-1].endswith((" ", "-", "/", "_", ".")) else " " + body.lstrip()
+            rest = body.lstrip()
+            mid_word = out[-1][-1:].isalnum() and rest[:1].isalnum() or out[-1].endswith(("-", "/", "_", "."))
+            out[-1] += rest if mid_word else " " + rest
         else:
             out.append(body)
-        carry = bool(body) and not row.group("pad")
+        carry = bool(body) and len(row.group("pad")) <= 1  # Rich keeps one space inside the border
     return "\n".join(out)
 
 

@@ -34,7 +34,7 @@ ENTRIES = [
         patterns=[r"Inference tensors cannot be saved for backward",
                   r"Inplace update to inference tensor outside InferenceMode"],
         # issue titles: "Inference Tensor Saved for Backward", "Inferences tensors can't be saved"
-        terms=["inference|inferences tensor|tensors saved|save|saving backward"],
+        terms=["inference|inferences tensor|tensors saved|save|saving"],
         summary="a tensor created under torch.inference_mode() was used in code that autograd tracks",
         causes=["a batch, a buffer or a cached result computed under torch.inference_mode() reused for training"],
         fixes=["compute it outside inference_mode, or make a normal tensor from it: t = t.clone()",

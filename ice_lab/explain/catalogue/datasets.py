@@ -58,7 +58,7 @@ ENTRIES = [
         name="datasets.worker_crash",
         kind="dataloader_worker_crash",
         patterns=[
-            r"DataLoader worker \(pids?(?:\(s\))? ?(?P<pids>[\d, ]+)\) (?:exited unexpectedly|is killed by "
+            r"DataLoader worker \(pids?(?:\(s\))? ?(?P<pids>[\d, ]+|[.\w ]{1,12})\) (?:exited unexpectedly|is killed by "
             r"signal:? ?(?P<signal>[\w ]+))",
             r"DataLoader worker exited unexpectedly",
             r"Unexpected bus error encountered in worker|insufficient shared memory \(shm\)",

@@ -72,6 +72,9 @@ ENTRIES = [
             r"Expected object of (?:scalar )?type (?:torch\.)?(?P<expected>\w+) but (?:got|found) "
             r"(?:scalar )?type (?:torch\.)?(?P<got>\w+) for argument #\d+ '\s*target'",
             r"expected scalar type (?P<expected>Long|Int) but found (?P<got>Float|Double|Half|BFloat16)",
+            # a paste cut right before the argument's name ('target' in the losses' old wording)
+            r"Expected object of (?:scalar )?type (?:torch\.)?(?P<expected>Long)\w* but (?:got|found) "
+            r"(?:scalar )?type (?:torch\.)?(?P<got>Float|Double|Half)\w* for argument #2 ?'?\s*\Z",
         ],
         priority=2,  # names the target (or Long expected for Float): beats the in-loss reading
         summary="the loss got targets of dtype {got} but needs {expected}",
