@@ -24,10 +24,10 @@ _TORCH_LOSS_FRAMES = frozenset({
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "cross_entropy_loss",
     "nll_loss", "nll_loss2d", "nll_loss_nd", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "kl_div", "margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "ctc_loss"})
-#: A loss named in the prose around a paste ("originate from BCE loss function").
-_LOSS_PROSE = re.compile(
-    r"\b(?:BCE(?:WithLogits)?Loss|CrossEntropyLoss|NLLLoss|MSELoss|BCE loss|"
-    r"(?:binary )?cross[- ]entropy(?: loss)?)\b", re.IGNORECASE)
+#: A BCE loss named in the prose around a paste ("originate from BCE loss function"): the
+#: loss whose float targets are most often given as integers. Prose naming CrossEntropyLoss
+#: is no evidence: its own class weights or inputs may hold the other dtype.
+_LOSS_PROSE = re.compile(r"\b(?:BCE(?:WithLogits)?(?:Loss)?|binary[ _]cross[ _-]?entropy)\b", re.IGNORECASE)
 _LINEAR_TEXT = re.compile(r"modules[/\\]linear\.py|\bF\.linear\(|self\.(?:fc|linear|classifier)\w*\(")
 _MATMUL_TEXT = re.compile(r"torch\.(?:mm|matmul|bmm|einsum)\(|\.(?:mm|matmul)\(| @ ")
 
@@ -39,7 +39,7 @@ def _torch_file(frame) -> str:
 def raised_in_loss(clues: Clues) -> bool:
     """True if the error was raised inside a torch loss function, or the paste shows one: a
     frame of torch's loss code, one of torch's loss functions among the last frames it quotes,
-    or a loss named in the words around it ("BCE loss")."""
+    or a BCE loss named in the words around it ("BCE loss")."""
     for frame in clues.frames():
         name = frame.f_code.co_name
         if any(n in name for n in _LOSS_NAMES) and "torch" in _torch_file(frame):

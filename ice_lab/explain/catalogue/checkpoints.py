@@ -77,6 +77,7 @@ ENTRIES = [
             r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict",
             r"(?:unexpected|missing) keys? \"[^\"]+\" in state_dict",
             r"size mismatch for [\w.]+: copying a param with shape",
+            r"^\s*size mismatch for [\w.]+\s*$",  # a title cut after the parameter's name
             r"loaded state dict (?:contains a parameter group that doesn't match|has a different number "
             r"of parameter groups)",
         ],

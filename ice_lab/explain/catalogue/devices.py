@@ -89,6 +89,8 @@ ENTRIES = [
             # the CUDA caching allocator's cudaMallocAsync backend: "Allocation on device 0
             # would exceed allowed memory", often cut by UIs after "device"
             r"\bAllocation on device\b",
+            # a paste cut before "CUDA out of memory": the caching allocator's own sentence
+            r"Tried to allocate (?P<request>[\d.]+ ?[KMGT]?i?B)[.;]? \(?GPU \d+(?:;| has a total capac)",
         ],
         keywords=[r"\bout of (?:shared )?memory\b|memory budget|cannot allocate memory"],
         error_types=("OutOfMemoryError", "MemoryError"),
@@ -111,6 +113,8 @@ ENTRIES = [
     Entry(
         name="devices.cuda_unavailable",
         kind="cuda_unavailable",
+        # a title: "torch.cuda.is_available() is False", "CUDA is not available"
+        terms=["is_available false", "cuda not available|unavailable"],
         patterns=[
             r"Torch not compiled with (?P<backend>CUDA|MPS|XPU) enabled",
             r"Attempting ?to ?deserialize object on (?:a )?(?P<backend>CUDA) device",
@@ -120,6 +124,8 @@ ENTRIES = [
             r"invalid device ordinal",
             r"there is no (?P<backend>CUDA) device|no (?P<backend2>CUDA) devices? (?:is |are )?(?:available|found)",
             r"no kernel image is available for execution on the device",
+            # a Rich box that shows only the loader's frame that raised
+            r"\bin (?:validate_cuda_device|_cuda_deserialize)\b.{0,400}validate_cuda_device\(",
             r"(?P<backend>CUDA|MPS) (?:is not available|not available|backend is not available)",
         ],
         summary="the code asks for {backend}, which this machine or this PyTorch build cannot provide",

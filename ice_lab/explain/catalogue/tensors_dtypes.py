@@ -24,6 +24,8 @@ TWO_DTYPES = [
     r"equal (?:torch\.(?:cuda\.)?)?(?P<b>(?:Half|Float|Double|BFloat16|Long|Int|Byte)Tensor)",
     r"Expected object of type (?:Variable\[)?(?P<b>torch\.\w+)\]? but found t\s*ype (?:Variable\[)?(?P<a>torch\.\w+)",
     r"mat1 and mat2 must have the same dtype",
+    # 0.x: "expected Double tensor (got Float tensor)"
+    r"expected (?P<b>Half|Float|Double|Long|Int|Byte) tensor \(got (?P<a>Half|Float|Double|Long|Int|Byte) tensor\)",
 ]
 DTYPE_CAUSES = [
     "NumPy data is float64 by default; torch.from_numpy keeps float64 while layers are float32",
