@@ -1,6 +1,7 @@
 """How long ice_lab.explain takes on real messages (a benchmark, not a test: no assertion).
 
-Times ``explain`` on every message of tests/explain_realworld.py (each timed several times,
+Times ``explain`` on every real message of the tests (tests/explain_realworld.py and its
+wrapped and pasted rounds; each timed several times,
 its fastest run kept, so that a busy machine does not inflate one message), then on a few
 hard inputs: a 1 MB message, binary junk, and a message built to make a careless regular
 expression backtrack. Prints the median and the worst time, and the worst as a multiple of
@@ -19,7 +20,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from explain_realworld import MESSAGES  # noqa: E402
+from explain_realworld import MESSAGES as FIRST  # noqa: E402
+
+try:  # the later rounds (a checkout older than a round simply lacks it)
+    from explain_realworld_wrapped import MESSAGES as WRAPPED  # noqa: E402
+except ImportError:
+    WRAPPED = []
+try:
+    from explain_realworld_pasted import MESSAGES as PASTED  # noqa: E402
+except ImportError:
+    PASTED = []
+
+MESSAGES = FIRST + WRAPPED + PASTED
 
 from ice_lab import explain  # noqa: E402
 
@@ -55,6 +67,11 @@ def main() -> int:
     print(f"  median {median * 1e3:.2f} ms, 95th percentile {p95 * 1e3:.2f} ms, worst {worst * 1e3:.2f} ms "
           f"({worst / median:.1f}x the median)")
     print(f"  slowest: {times[-1][1]}")
+    for label, subset in (("first rounds", FIRST), ("wrapped", WRAPPED), ("pasted", PASTED)):
+        if subset:
+            own = sorted(fastest(m.message, args.repeat) for m in subset)
+            print(f"  {label:<12} {len(own):>3} messages: median {statistics.median(own) * 1e3:.2f} ms, "
+                  f"worst {own[-1] * 1e3:.2f} ms")
     print("hard inputs:")
     for label, thing in HARD.items():
         t = fastest(thing, args.repeat)

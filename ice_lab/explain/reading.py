@@ -31,11 +31,14 @@ import unicodedata
 from typing import Optional
 
 __all__ = ["safe_text", "clean", "unbox", "quoted_errors", "final_exception", "windows",
-           "rejoined", "frame_names", "words", "MATCH_WINDOW"]
+           "rejoined", "frame_names", "words", "MATCH_WINDOW", "REJOIN_LIMIT"]
 
 #: Characters matched from each end of a message (a 1 MB message is still kept whole in
 #: ``Diagnosis.message``).
 MATCH_WINDOW = 20_000
+#: Longest text whose wrapped lines are joined again (a paste of one message, not a log:
+#: each joined window is one more pass of every pattern).
+REJOIN_LIMIT = 10_000
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: What loggers, launchers, UIs and test runners put before every line of a paste. Each
@@ -205,8 +208,9 @@ def rejoined(text: str) -> list[tuple[str, str]]:
     """The text with wrapped lines joined again, as extra windows for a paste in which
     nothing matched: once between words (a post wrapped at a space), once mid-word (a
     terminal that cut "do_constant_folding" after "'d"). Runs of spaces a terminal padded a
-    wrapped line with are closed up (toolkit chapter, book/toolkit.ipynb)."""
-    if "\n" not in text and "     " not in text:
+    wrapped line with are closed up. Texts longer than ``REJOIN_LIMIT`` are logs, not a
+    wrapped message, and get no such window (toolkit chapter, book/toolkit.ipynb)."""
+    if len(text) > REJOIN_LIMIT or ("\n" not in text and "     " not in text):
         return []
     lines = [line.strip() for line in text.split("\n")]
     spaced = re.sub(r" {2,}", " ", " ".join(line for line in lines if line))

@@ -143,7 +143,7 @@ ENTRIES = [
                   r"constant \((?P<value>\d+)\)",
                   r"Constraints violated \((?P<dim>\w+)\)",
                   # aot_compile and newer releases print the reason without the header
-                  r"(?P<dim>\w+) was inferred to be a constant \((?P<value>\d+)\)"],
+                  r"\b(?P<dim>\w{1,64}) was inferred to be a constant \((?P<value>\d+)\)"],
         summary="you marked {dim} as dynamic, but an example size of 1 makes export treat it "
                 "as the constant 1 (size 1 broadcasts, so export specialises it)",
         fallback="you marked a dimension as dynamic, but export fixed it to a constant",
