@@ -17,7 +17,8 @@ A version's venv is ``.venv`` when its torch is that version, else
 ``.venv-compat/torch-<version>`` (built by ``make test-compat``, or by hand: a venv with that
 torch, onnx and onnxruntime, e.g. ``pip install torch==2.6.0 'onnx<=1.17.0' onnxruntime``).
 Machine-specific parts of a message are replaced so that a rerun on another machine gives
-the same file: a worker's pid reads 12345, an address 0x<address>, a temporary path <tmpfile>.
+the same file: a worker's pid reads 12345, an address 0x<address>, a temporary path
+<tmpfile>, this checkout's path <repo>.
 
 Taught with the Debugging chapter's ``explain`` (book/debugging.ipynb), whose page says which
 versions are known to print a message.
@@ -48,7 +49,9 @@ _VOLATILE = [
 
 
 def sanitise(text: str) -> str:
-    """A message with its machine-specific parts (pids, addresses, temporary paths) replaced."""
+    """A message with its machine-specific parts (pids, addresses, temporary paths, this
+    checkout's path) replaced."""
+    text = text.replace(str(ROOT), "<repo>")
     for pattern, placeholder in _VOLATILE:
         text = pattern.sub(placeholder, text)
     return text
