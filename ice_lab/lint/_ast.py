@@ -197,8 +197,8 @@ class Source:
     def passed_as(self, names: set[str]) -> dict[str, str]:
         """Parameters of this file's functions that receive one of ``names`` in a call."""
         found = {}
-        for node in ast.walk(self.tree):
-            if not (isinstance(node, ast.Call) and tail(node) in self.functions):
+        for node in self.calls():
+            if tail(node) not in self.functions:
                 continue
             for func in self.functions[tail(node)]:
                 params = [a.arg for a in func.args.posonlyargs + func.args.args]

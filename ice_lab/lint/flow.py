@@ -45,6 +45,8 @@ class Flow:
         self.src = src
         self.classes = {n.name: n for n in src.nodes if isinstance(n, ast.ClassDef)}
         self._memo: dict[tuple, frozenset[str]] = {}
+        #: Rules' own per-file caches (what a function sets or trains, ...).
+        self.memo: dict[tuple, dict] = {}
         self.params = self._bind_params()
 
     # ------------------------------------------------------------------ public
@@ -78,6 +80,12 @@ class Flow:
 
     def calls_into(self, node: ast.AST) -> list[ast.AST]:
         """The file's own functions that ``node`` calls, directly or through each other."""
+        memo = self.memo.setdefault(("calls_into",), {})
+        if node not in memo:
+            memo[node] = self._calls_into(node)
+        return memo[node]
+
+    def _calls_into(self, node: ast.AST) -> list[ast.AST]:
         seen: dict[str, ast.AST] = {}
         todo = [node]
         while todo:

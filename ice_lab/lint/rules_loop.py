@@ -50,10 +50,19 @@ def is_optimizer_step(node: ast.AST) -> bool:
 
 def zeroing_helpers(src: Source) -> set[str]:
     """Names of the file's own functions that zero gradients (``reset_grad()``)."""
+    found = getattr(src, "_zeroing", None)
+    if found is None:
+        found = src._zeroing = _zeroing_helpers(src)  # type: ignore[attr-defined]
+    return found
+
+
+def _zeroing_helpers(src: Source) -> set[str]:
     names = set()
-    for name, defs in src.functions.items():
-        if any(is_zeroing(n, set()) for d in defs for n in src.inside(d)):
-            names.add(name)
+    for node in src.nodes:  # one pass: the functions that hold a zeroing statement
+        if isinstance(node, (ast.Call, ast.Assign)) and is_zeroing(node, set()):
+            scope = src.scope(node)
+            if isinstance(scope, FUNCTIONS):
+                names.add(scope.name)
     return names
 
 

@@ -23,10 +23,10 @@ Found = Iterator[tuple[ast.AST, str, str]]
 OTHER_MODELS = re.compile(r"(?i)teacher|ema|target|frozen|reference|ref_|clip|judge")
 
 
-def _mode_calls(node: ast.AST, mode: str) -> list[ast.Call]:
+def _mode_calls(node: ast.AST, mode: str, src: Source | None = None) -> list[ast.Call]:
     """``x.eval()``/``x.train(False)`` (mode 'eval') or ``x.train()`` (mode 'train')."""
     found = []
-    for n in walk(node):
+    for n in (src.inside(node) if src is not None else walk(node)):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
             continue
         if OTHER_MODELS.search(receiver(n)):
@@ -45,12 +45,18 @@ def _reach(flow: Flow, node: ast.AST) -> list[ast.AST]:
 
 
 def _sets(flow: Flow, node: ast.AST, mode: str) -> bool:
-    return any(_mode_calls(m, mode) for m in _reach(flow, node))
+    memo = flow.memo.setdefault(("sets", mode), {})
+    if node not in memo:
+        memo[node] = any(_mode_calls(m, mode, flow.src) for m in _reach(flow, node))
+    return memo[node]
 
 
 def _trains(flow: Flow, node: ast.AST) -> bool:
-    return any(is_backward(n) or is_optimizer_step(n)
-               for m in _reach(flow, node) for n in walk(m))
+    memo = flow.memo.setdefault(("trains",), {})
+    if node not in memo:
+        memo[node] = any(is_backward(n) or is_optimizer_step(n)
+                         for m in _reach(flow, node) for n in flow.src.inside(m))
+    return memo[node]
 
 
 def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.AST | None:
@@ -72,6 +78,9 @@ def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.AST | None:
 
 def ice113(src: Source) -> Found:
     """A loop that trains and evaluates, and never puts the model back in train mode."""
+    if not any(tail(c) == "eval" and not c.args or c.args and is_const(c.args[0], False)
+               for c in src.calls("eval", "train")):
+        return  # nothing ever leaves train mode
     flow = flow_of(src)
     for loop in src.nodes:
         if not isinstance(loop, LOOPS) or not _trains(flow, loop):
@@ -94,6 +103,9 @@ def _cells_in_order(src: Source, flow: Flow) -> Found:
     for stmt in src.tree.body:
         if isinstance(stmt, ast.Expr) and _mode_calls(stmt, "eval"):
             evaluated = stmt
+            continue
+        if evaluated is None or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                  ast.ClassDef, ast.Import, ast.ImportFrom)):
             continue
         if _sets(flow, stmt, "train"):
             evaluated = None
