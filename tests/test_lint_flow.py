@@ -232,3 +232,64 @@ def test_a_last_step_after_the_window_is_not_zero_grad_between_backward_and_step
                 optimizer.zero_grad()
         """
     assert found(body) == []
+
+
+def test_in_place_write_through_an_alias_and_a_slice():
+    body = """\
+        class Gate(nn.Module):
+            def forward(self, x):
+                h = torch.sigmoid(x)
+                out = h
+                out[:, 0] = 0
+                return out
+        """
+    assert found(body) == [(5, "ICE109")]
+    assert found(body.replace("out = h", "out = h.clone()")) == []
+
+
+def test_one_function_for_training_and_evaluation_called_with_its_switch_off():
+    body = """\
+        def run_epoch(net, loader, is_train=True):
+            total = 0.0
+            for x, y in loader:
+                loss = F.cross_entropy(net(x), y)
+                if is_train:
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                total += loss.item()
+            return total
+        for epoch in range(2):
+            model.train()
+            run_epoch(model, train_loader)
+            run_epoch(model, held_out, is_train=False)
+        """
+    assert found(body) == [(14, "ICE104")]
+    handled = body.replace("            total = 0.0",
+                           "            net.train(is_train)\n"
+                           "            torch.set_grad_enabled(is_train)\n"
+                           "            total = 0.0")
+    assert found(handled) == []
+
+
+def test_a_tensor_made_in_a_helper_that_forward_calls():
+    body = """\
+        def causal_mask(n):
+            return torch.ones(n, n).tril()
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + causal_mask(x.shape[1])
+        """
+    assert found(body) == [(2, "ICE105")]
+    moved = body.replace("causal_mask(x.shape[1])", "causal_mask(x.shape[1]).to(x.device)")
+    assert found(moved) == []
+
+
+def test_shuffle_added_to_the_options_with_update():
+    body = """\
+        options = {"batch_size": 4}
+        options.update({"shuffle": True})
+        test_gen = DataLoader(data, **options)
+        """
+    assert found(body) == [(3, "ICE110")]
+    assert found(body.replace("test_gen", "train_gen")) == []

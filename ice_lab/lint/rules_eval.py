@@ -133,6 +133,7 @@ def ice104(src: Source) -> Found:
                     f"{func.name}() runs the model with autograd on: wrap it in "
                     "torch.no_grad() (or inference_mode())")
     yield from _eval_blocks(src, modes, flow, judged)
+    yield from _flagged_runs(src, modes, flow)
 
 
 def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
@@ -165,3 +166,64 @@ def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
 
 
 RULES = [ice104]
+
+
+def _train_switch(func: ast.AST) -> tuple[str, int] | None:
+    """``(parameter, position)`` when backward()/step() run only under ``if param:`` (or
+    ``if param is not None:``): one function for both training and evaluation."""
+    args = func.args.posonlyargs + func.args.args
+    names = [a.arg for a in args]
+    for node in walk(func):
+        if not isinstance(node, ast.If) or not _trains(ast.Module(node.body, [])):
+            continue
+        test = node.test
+        if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.IsNot) and \
+                is_const(test.comparators[0], None):
+            test = test.left
+        if isinstance(test, ast.Name) and test.id in names:
+            return test.id, names.index(test.id)
+    return None
+
+
+def _switched_off(func: ast.AST, call: ast.Call, param: str, index: int) -> bool:
+    """This call passes the switch off: False, None, or leaves a falsy default."""
+    given = next((kw.value for kw in call.keywords if kw.arg == param), None)
+    offset = 1 if func.args.args and func.args.args[0].arg in {"self", "cls"} and \
+        isinstance(call.func, ast.Attribute) else 0
+    if given is None and index - offset < len(call.args):
+        given = call.args[index - offset]
+    if given is None:
+        defaults = func.args.defaults
+        first = len(func.args.posonlyargs + func.args.args) - len(defaults)
+        given = defaults[index - first] if index >= first else None
+    return given is not None and is_const(given, False, None)
+
+
+def _flagged_runs(src: Source, modes: bool, flow: Flow) -> Found:
+    """``run_epoch(model, loader, train=False)``: an evaluation through a function that
+    trains only when its switch is on, and that never turns autograd off or sets eval()."""
+    for func in src.nodes:
+        if not isinstance(func, FUNCTIONS) or not _model_calls(func, flow):
+            continue
+        switch = _train_switch(func)
+        if switch is None:
+            continue
+        handles_grad = _turns_grad_off(func) or any(
+            isinstance(n, ast.Call) and tail(n) == "set_grad_enabled" for n in walk(func))
+        handles_mode = _sets_eval(func) or any(
+            isinstance(n, ast.Call) and tail(n) == "train" and n.args and not is_const(
+                n.args[0], True) for n in walk(func))
+        for site in src.calls(func.name):
+            if site is func or not _switched_off(func, site, *switch):
+                continue
+            scope = src.scope(site)
+            before = [c for c in src.inside(scope) if isinstance(c, ast.Call) and
+                      tail(c) == "eval" and c.lineno <= site.lineno]
+            wrong = [what for what, bad in (
+                ("in training mode (call model.eval() first, train() after)",
+                 modes and not handles_mode and not before),
+                ("with autograd on (wrap the call in torch.no_grad())",
+                 not handles_grad and not src.grad_off(site))) if bad]
+            if wrong:
+                yield site, "ICE104", (f"{func.name}() evaluates here, its training switch "
+                                       f"off, {' and '.join(wrong)}")

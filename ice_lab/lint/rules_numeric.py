@@ -246,9 +246,16 @@ def _forward_in_place(src: Source, func: ast.AST) -> Found:
         elif isinstance(node, ast.Call) and is_const(keyword(node, "inplace"), True) and \
                 node.args and isinstance(node.args[0], ast.Name):
             name = node.args[0].id
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name):
+            name = node.targets[0].value.id  # out[:, 0] = ...: a write into a slice
         if not name or src.grad_off(node):
             continue
         value = _last_binding(src, name, func, node.lineno - 1)
+        for _ in range(3):  # out = h; out[...] = ...: h is written through its alias
+            if not isinstance(value, ast.Name):
+                break
+            value = _last_binding(src, value.id, func, value.lineno - 1)
         op = _saves_output(src, value) if value is not None else ""
         if op:
             yield node, "ICE109", (f"in-place change to {name}, the output of {op}, which "

@@ -13,7 +13,7 @@ import re
 from typing import Iterator
 
 from ._ast import (EVAL_WORDS, FUNCTIONS, Source, dotted, has_kwargs, is_const, keyword,
-                   tail, walk)
+                   receiver, tail, walk)
 from .flow import Flow, flow_of
 
 Found = Iterator[tuple[ast.AST, str, str]]
@@ -83,8 +83,9 @@ def ice105(src: Source) -> Found:
     for cls in src.nodes:
         if isinstance(cls, ast.ClassDef) and not any(NOT_MODULE.search(dotted(b))
                                                      for b in cls.bases):
-            for func in cls.body:
-                if isinstance(func, FUNCTIONS) and func.name == "forward":
+            methods = {f.name: f for f in cls.body if isinstance(f, FUNCTIONS)}
+            if "forward" in methods:
+                for func in _called_by(src, methods, methods["forward"]):
                     yield from _created_in_forward(src, func)
 
 
@@ -111,6 +112,37 @@ def _uncalled_check(src: Source, node: ast.AST) -> bool:
     return not (isinstance(up, ast.Call) and up.func is node) and "cuda" in dotted(node)
 
 
+def _called_by(src: Source, methods: dict, forward: ast.AST) -> list[ast.AST]:
+    """forward() and the helpers it calls: ``self.make_mask(x)``, ``positional(n)``."""
+    found = [forward]
+    for node in src.inside(forward):
+        if not isinstance(node, ast.Call):
+            continue
+        name = dotted(node.func)
+        if name.startswith("self.") and name[5:] in methods and name[5:] != "forward":
+            helper = methods[name[5:]]
+        elif isinstance(node.func, ast.Name) and len(src.functions.get(name, [])) == 1:
+            helper = src.functions[name][0]
+            if src.scope(helper) is not src.tree:
+                continue
+        else:
+            continue
+        if not _moved_later(src, node):  # self.make_mask(n).to(x.device) is moved
+            found.append(helper)
+    return list(dict.fromkeys(found))
+
+
+def _moved_later(src: Source, node: ast.AST) -> bool:
+    """``torch.ones(n).to(x.device)``, ``torch.block_diag(*[torch.ones(...)]).to(dev)``:
+    the tensor (or what it becomes within the statement) is moved."""
+    for up in src.ancestors(node):
+        if isinstance(up, ast.stmt):
+            return False
+        if isinstance(up, ast.Attribute) and up.attr in MOVED | {"new", "expand_as"}:
+            return True
+    return False
+
+
 def _created_in_forward(src: Source, func: ast.AST) -> Found:
     moved_names = {dotted(n.func.value) for n in src.inside(func) if isinstance(n, ast.Call) and
                    tail(n) in MOVED and isinstance(n.func, ast.Attribute)}
@@ -124,11 +156,12 @@ def _created_in_forward(src: Source, func: ast.AST) -> Found:
                 ast.List, ast.Tuple, ast.ListComp)):
             continue  # a 0-dim tensor mixes with any device
         up = src.parents.get(node)
-        if isinstance(up, ast.Attribute) and up.attr in MOVED | {"new", "expand_as"}:
+        if _moved_later(src, node):
             continue
         if isinstance(up, ast.Assign) and any(dotted(t) in moved_names for t in up.targets):
             continue
-        yield node, "ICE105", (f"torch.{tail(node)}() in forward without device=: it is "
+        where = "forward" if func.name == "forward" else f"{func.name}(), which forward calls,"
+        yield node, "ICE105", (f"torch.{tail(node)}() in {where} without device=: it is "
                                "made on the CPU even when the model runs on a GPU; pass "
                                "device=x.device or use *_like(x)")
 
@@ -219,11 +252,35 @@ def _shuffles_in_kwargs(src: Source, call: ast.Call) -> bool:
     with ``"shuffle": True`` (configuration as data)."""
     for kw in call.keywords:
         if kw.arg is None and isinstance(kw.value, (ast.Name, ast.Attribute)):
-            values = src.bindings.get(dotted(kw.value), [])
-            if values and all(isinstance(v, ast.Dict) and any(
-                    is_const(k, "shuffle") and is_const(v2, True)
-                    for k, v2 in zip(v.keys, v.values)) for v in values):
+            name = dotted(kw.value)
+            values = src.bindings.get(name, [])
+            if values and all(isinstance(v, ast.Dict) and _dict_shuffles(v) for v in values):
                 return True
+            if values and _updated_to_shuffle(src, name, call):
+                return True
+    return False
+
+
+def _dict_shuffles(value: ast.AST) -> bool:
+    return isinstance(value, ast.Dict) and any(
+        is_const(k, "shuffle") and is_const(v, True) for k, v in zip(value.keys, value.values))
+
+
+def _updated_to_shuffle(src: Source, name: str, call: ast.Call) -> bool:
+    """``kwargs.update({'shuffle': True})`` or ``kwargs['shuffle'] = True`` before ``call``
+    in the same scope."""
+    scope = src.scope(call)
+    for node in src.inside(scope):
+        if getattr(node, "lineno", call.lineno) >= call.lineno:
+            continue
+        if isinstance(node, ast.Call) and tail(node) == "update" and receiver(node) == name:
+            if any(_dict_shuffles(a) for a in node.args) or any(
+                    kw.arg == "shuffle" and is_const(kw.value, True) for kw in node.keywords):
+                return True
+        if isinstance(node, ast.Assign) and is_const(node.value, True) and any(
+                isinstance(t, ast.Subscript) and dotted(t.value) == name and
+                is_const(t.slice, "shuffle") for t in node.targets):
+            return True
     return False
 
 
