@@ -21,7 +21,18 @@ capstone's script with it; the toolkit page shows it at work.
 ``ICE109``  an in-place change to an output autograd saved (after relu, sigmoid, ...)
 ``ICE110``  a validation or test ``DataLoader`` with ``shuffle=True``
 ``ICE111``  a Dataset's own generator copied into workers without ``worker_init_fn``
+``ICE112``  ``nll_loss`` given logits or probabilities; ``log_softmax`` of a softmax
+``ICE113``  training resumed after ``eval()`` with no ``train()`` in the loop
+``ICE114``  ``torch.save(model.state_dict)`` (uncalled); ``load_state_dict('path')``
+``ICE115``  ``zero_grad()`` every micro-batch inside a gradient-accumulation window
 ==========  ===========================================================================
+
+The rules decide on behaviour, not names: :mod:`ice_lab.lint.flow` follows what each name
+holds (a model, an optimizer, a loader, probabilities, logits, an always-CUDA device)
+through assignments, parameters, returns and calls within the file or notebook, so a
+helper called ``get_loss`` that loops over a loader is an evaluation, and a softmax built
+in a factory reaches the ``CrossEntropyLoss`` passed to a training function.
+``ice-lab lint --format sarif`` writes the findings as SARIF 2.1.0 for a CI's code view.
 """
 
 from __future__ import annotations
