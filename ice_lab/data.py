@@ -125,7 +125,7 @@ def digits_datasets(
     int64; the split is stratified and deterministic (see ``digits_split_indices``).
 
     Taught in the Datasets chapter (``book/datasets.ipynb``); trained on in the Training
-    chapter (``book/training.ipynb``).
+    chapters (``book/training.ipynb``, ``book/schedules.ipynb``).
     """
     images, labels = _digits()
     x = torch.from_numpy(images / 16.0).float().unsqueeze(1)

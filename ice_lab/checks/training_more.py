@@ -1,4 +1,5 @@
-"""Checks of ``labs/lab-training.ipynb``, exercises 3 and 4 (chapter: The training loop,
+"""Checks of ``labs/lab-training.ipynb``, exercises 3 and 4 (chapters: Schedules,
+reproducibility and speed, ``book/schedules.ipynb``, and The training loop,
 ``book/training.ipynb``): a scheduler stepped once per epoch, gradient accumulation that
 matches one big batch. Exercise 5, the split: ``training_split.py``.
 
@@ -212,7 +213,7 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
     h(not error,
       f"run_epochs fails with ReduceLROnPlateau ({error}): ReduceLROnPlateau needs the "
       "metric it watches; StepLR takes none.", kind="plateau",
-      more="the chapter's scheduler section steps both kinds.")
+      more="the Schedules chapter's scheduler section steps both kinds.")
     h(isinstance(out, dict) and len(out.get("val_loss", [])) == 3
       and len(out.get("lr", [])) == 3,
       'run_epochs must return {"lr": [...], "val_loss": [...]}, one entry per epoch')
