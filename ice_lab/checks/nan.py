@@ -1,6 +1,7 @@
-"""Checks of ``labs/lab-nan.ipynb`` (chapter: Numerics, when the loss turns NaN): a
-cross-entropy that overflows, a log error that meets ``log(0)``, a learning rate that
-explodes, NaN in the data, and a colleague's model that makes NaN from clean scans.
+"""Checks of ``labs/lab-nan.ipynb`` (chapters ``book/numerics.ipynb`` and
+``book/nonfinite.ipynb``): a cross-entropy that overflows, a log error that meets
+``log(0)``, a learning rate that explodes, NaN in the data, and a colleague's model that
+makes NaN from clean scans.
 
 This module holds the checks of exercises 1 and 2; the others live beside it, one module
 per part (``nan_run``: exercise 3; ``nan_data``: the lab's data and loop, exercise 4;

@@ -1,4 +1,4 @@
-"""Checks of ``labs/lab-nan.ipynb`` (chapter: Numerics, when the loss turns NaN), part 2:
+"""Checks of ``labs/lab-nan.ipynb`` (chapter: Finding where NaN starts), part 2:
 the lab's digits and training loop, shared by its checks, and the check of exercise 4 (NaN
 hidden in the data). The lab reaches them through ``ice_lab.checks.nan``."""
 
@@ -107,7 +107,7 @@ def clean(fn: Callable, *, seed: int | None = None) -> None:
     dropped or filled within the pixels' range, labels matched, ``X`` and ``y`` untouched;
     the lab's MLP trains on the result.
 
-    Exercise 4 of ``labs/lab-nan.ipynb`` (chapter ``book/numerics.ipynb``)."""
+    Exercise 4 of ``labs/lab-nan.ipynb`` (chapter ``book/nonfinite.ipynb``)."""
     need_callable(fn, "clean")
     h = _clean.require
     cases = _damaged(seed)

@@ -1,4 +1,4 @@
-"""Checks of ``labs/lab-nan.ipynb`` (chapter: Numerics, when the loss turns NaN), part 3:
+"""Checks of ``labs/lab-nan.ipynb`` (chapter: Finding where NaN starts), part 3:
 exercise 3, a learning rate that explodes, fixed at its cause (a clip may be the seat belt,
 not the steering). The lab reaches it through ``ice_lab.checks.nan``."""
 
@@ -48,7 +48,7 @@ def fixed_run(fn: Callable, *, seed: int | None = None) -> None:
     blow-up, a loss near the noise level, and a step size that is right by itself (a
     gradient clip may be a seat belt, not what keeps the run on the road).
 
-    Exercise 3 of ``labs/lab-nan.ipynb`` (chapter ``book/numerics.ipynb``)."""
+    Exercise 3 of ``labs/lab-nan.ipynb`` (chapter ``book/nonfinite.ipynb``)."""
     need_callable(fn, "fixed_run")
     h = _run.require
     names = getattr(fn, "__globals__", {})
@@ -155,8 +155,9 @@ def fixed_run(fn: Callable, *, seed: int | None = None) -> None:
           f"On {name} the clip was still cutting the gradient in {cut} of the last "
           f"{len(late)} steps (gradient norm up to {max(late):.3g}, clip={clip}): the "
           "clip is doing the steering, and the step size that blew up in 3.1 is still "
-          "too large. A clip is a seat belt, not the steering (the chapter's section "
-          "'Exploding gradients'): fix the cause, keep a clip only as a belt.", kind="steering",
+          "too large. A clip is a seat belt, not the steering (section 'Exploding "
+          "gradients' of the chapter Finding where NaN starts): fix the cause, keep a "
+          "clip only as a belt.", kind="steering",
           more="with a step size that is right, the gradient norm falls under any clip "
           "within the first steps and the belt is never touched again.")
         with torch.no_grad():

@@ -1,5 +1,5 @@
-"""Check of the open exercise of ``labs/lab-nan.ipynb`` (chapter: Numerics, when the loss
-turns NaN): a colleague's scan classifier whose loss turns NaN somewhere in training,
+"""Check of the open exercise of ``labs/lab-nan.ipynb`` (chapters: Floating point, mixed
+precision and stable formulas; Finding where NaN starts): a colleague's scan classifier whose loss turns NaN somewhere in training,
 located with ``watch_nonfinite`` and ``watch_nonfinite_ops``. The lab imports it through
 ``ice_lab.checks.nan`` (``check.scan_net``)."""
 
@@ -71,7 +71,8 @@ def scan_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
     outputs and gradients for every scan (blank and constant ones included, which
     standardise to all zeros), and it trains on the colleague's scans.
 
-    Exercise 5 (open) of ``labs/lab-nan.ipynb`` (chapter ``book/numerics.ipynb``)."""
+    Exercise 5 (open) of ``labs/lab-nan.ipynb`` (chapters ``book/numerics.ipynb`` and
+    ``book/nonfinite.ipynb``)."""
     need_callable(make, "make_scan_net")
     h = _scan.require
     gen = rng(seed, 50)
@@ -144,8 +145,9 @@ def scan_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
     h(not error and not bad,
       f"On a batch with blank scans the scores are finite, but the gradients of {bad} "
       f"are NaN or missing {error}: the NaN is still made on the way, and backward "
-      "carries it into the weights (the chapter's section 'sqrt and pow at 0: a fine "
-      "forward, a broken backward').")
+      "carries it into the weights (section 'sqrt and pow at 0: a fine forward, a "
+      "broken backward' of the chapter Floating point, mixed precision and stable "
+      "formulas).")
     X_scans, y_scans = scans()
     torch.manual_seed(0 if seed is None else gen.randrange(2**31))
     fresh, _ = attempt(make)

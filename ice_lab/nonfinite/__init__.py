@@ -9,8 +9,8 @@ shows up, instead of letting it spread until the loss prints ``nan``:
 * ``watch_nonfinite_ops()`` (``ops.py``) checks the output of every aten op, inside
   modules or not, forward and backward, and names the op (``aten.log.default``).
 
-Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
-(``book/toolkit.ipynb``).
+Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``); shown on the
+toolkit page (``book/toolkit.ipynb``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ class NonFiniteError(RuntimeError):
     output of net.2 (Linear)"``; ``ice_lab.explain`` files it under kind ``nonfinite``);
     the tensor's summary follows on the next line, then what to look at. The first line
     holds no measured value, so a notebook that quotes it prints the same on every CPU.
-    Taught in the Numerics chapter (``book/numerics.ipynb``).
+    Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``).
     """
 
     def __init__(

@@ -3,7 +3,7 @@
 An Inf in a loss computed *outside* the model is not seen here in the forward pass;
 ``watch_nonfinite`` reports the non-finite gradient that the loss sends back into the
 model's output during ``backward()`` (``watch_nonfinite_ops`` names the op that made it).
-Taught in the Numerics chapter (``book/numerics.ipynb``).
+Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``).
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ class watch_nonfinite:
     Python per module call and per gradient (``benchmarks/nonfinite_overhead.py``). On a
     GPU every check waits for the GPU (one scalar read each).
 
-    Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
-    (``book/toolkit.ipynb``).
+    Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``); shown on
+    the toolkit page (``book/toolkit.ipynb``).
     """
 
     def __init__(self, model: nn.Module, *, backward: bool = True) -> None:

@@ -1,6 +1,6 @@
 """Which aten op made the NaN? ``watch_nonfinite_ops``, a dispatch mode over every op.
 
-Taught in the Numerics chapter (``book/numerics.ipynb``).
+Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``).
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ class watch_nonfinite_ops(UnwrappedDispatchMode):
     Slower than :class:`watch_nonfinite` (every op goes through Python): use it to pin
     down an op once the module watcher has named the module.
 
-    Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
-    (``book/toolkit.ipynb``).
+    Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``); shown on
+    the toolkit page (``book/toolkit.ipynb``).
     """
 
     def __init__(self, *, allow: Iterable[str] = ()) -> None:

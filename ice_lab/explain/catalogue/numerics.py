@@ -1,4 +1,6 @@
-"""Catalogue entries taught in the Numerics chapter (``book/numerics``): NaN and Inf."""
+"""Catalogue entries for NaN and Inf: their causes are taught in ``book/numerics`` (formats and
+stable formulas), locating them in ``book/nonfinite`` (Finding where NaN starts), where
+``Read:`` sends the reader."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import re
 
 from ..entry import Clues, Entry
 
-CHAPTER = "book/numerics"
+CHAPTER = "book/nonfinite"
 
 
 def _nonfinite_specifics(m: "re.Match[str]", clues: Clues) -> dict:
