@@ -103,7 +103,7 @@ def main() -> int:
                         "lint_corpus_fresh.json")
     parser.add_argument("--code-root", type=Path, default=ROOT,
                         help="a checkout whose ice_lab runs (default: this one)")
-    parser.add_argument("--set", choices=["A", "B", "C", "all"], default="all")
+    parser.add_argument("--set", choices=["A", "B", "C", "D", "all"], default="all")
     args = parser.parse_args()
     entries = [e for e in json.loads(args.corpus.read_text())
                if args.set == "all" or e["corpus"] == args.set]
