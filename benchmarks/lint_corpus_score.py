@@ -8,6 +8,9 @@ file into one folder under the name in ``file``; then
 
     python benchmarks/lint_corpus_score.py FOLDER [--code-root OLD_CHECKOUT]
 
+or, so that imports from files beside a script are followed, lay the repositories out as
+``TREE/<owner>+<name>/<path>`` (index files in ``TREE/index/<file>``) and pass ``--tree``.
+
 ``--code-root`` runs the linter of another checkout (for the "before" column: a
 ``git archive`` of the commit before the change), in a child process, through its SARIF
 output. Labels are rule codes (``ICE105:detail``), ``NEW:<bug>`` for bugs that had no rule
@@ -42,29 +45,26 @@ def labelled(entry: dict) -> tuple[set[str], set[str]]:
     return codes, none
 
 
-def found(folder: Path, names: list[str], code_root: Path) -> dict[str, set[str]]:
-    """The codes the linter of ``code_root`` reports in each file (once each)."""
-    paths = [str(folder / n) for n in names]
-    run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", "--format", "sarif",
-                          *paths], capture_output=True, text=True, cwd=code_root)
-    if run.returncode not in (0, 1) or not run.stdout.strip().startswith("{"):
-        return _found_text(paths, code_root)
-    result: dict[str, set[str]] = {n: set() for n in names}
-    for r in json.loads(run.stdout)["runs"][0]["results"]:
-        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        result[Path(uri).name].add(r["ruleId"])
-    return result
+def located(entry: dict, folder: Path, tree: bool) -> Path:
+    """Where one corpus file lies: flat in ``folder``, or in its repository's layout."""
+    if not tree:
+        return folder / entry["file"]
+    if entry["repository"] is None:
+        return folder / "index" / entry["file"]
+    return folder / entry["repository"].replace("/", "+") / entry["path"]
 
 
-def _found_text(paths: list[str], code_root: Path) -> dict[str, set[str]]:
-    """A linter without --format sarif: read its text lines."""
-    run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", *paths],
-                         capture_output=True, text=True, cwd=code_root)
-    result: dict[str, set[str]] = {Path(p).name: set() for p in paths}
-    for line in run.stdout.splitlines():
-        if ": ICE" in line:
-            where, rest = line.split(": ICE", 1)
-            result[Path(where.split(":")[0]).name].add("ICE" + rest[:3])
+def found(paths: dict[str, Path], code_root: Path) -> dict[str, set[str]]:
+    """The codes the linter of ``code_root`` reports in each file (once each), by the
+    corpus name of the file."""
+    by_path = {str(p.resolve()): name for name, p in paths.items()}
+    result: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():  # one file at a time: paths may hold ':' or spaces
+        run = subprocess.run([sys.executable, "-m", "ice_lab", "lint", str(path.resolve())],
+                             capture_output=True, text=True, cwd=code_root)
+        for line in run.stdout.splitlines():
+            if ": ICE" in line:
+                result[by_path[str(path.resolve())]].add("ICE" + line.split(": ICE", 1)[1][:3])
     return result
 
 
@@ -104,14 +104,17 @@ def main() -> int:
     parser.add_argument("--code-root", type=Path, default=ROOT,
                         help="a checkout whose ice_lab runs (default: this one)")
     parser.add_argument("--set", choices=["A", "B", "C", "D", "all"], default="all")
+    parser.add_argument("--tree", action="store_true",
+                        help="FOLDER holds <owner>+<name>/<path> and index/<file>")
     args = parser.parse_args()
     entries = [e for e in json.loads(args.corpus.read_text())
                if args.set == "all" or e["corpus"] == args.set]
-    missing = [e["file"] for e in entries if not (args.folder / e["file"]).exists()]
+    paths = {e["file"]: located(e, args.folder, args.tree) for e in entries}
+    missing = [name for name, p in paths.items() if not p.exists()]
     if missing:
         print(f"{len(missing)} corpus file(s) missing from {args.folder}: {missing[:3]} ...")
         return 2
-    reported = found(args.folder, [e["file"] for e in entries], args.code_root)
+    reported = found(paths, args.code_root)
     print(f"{len(entries)} files, corpus {args.set}, linter of {args.code_root}")
     score(entries, reported)
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from ice_lab.lint import lint_source
+from ice_lab.lint import lint_file, lint_source
 from ice_lab.lint._ast import Source
 from ice_lab.lint.flow import flow_of
 
@@ -293,3 +293,29 @@ def test_shuffle_added_to_the_options_with_update():
         """
     assert found(body) == [(3, "ICE110")]
     assert found(body.replace("test_gen", "train_gen")) == []
+
+
+def test_a_model_imported_from_the_file_beside_the_script(tmp_path):
+    (tmp_path / "model.py").write_text(textwrap.dedent("""\
+        from torch import nn
+        from torch.nn import functional as F
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, x):
+                return F.log_softmax(self.fc(x), dim=1)
+        """))
+    train = textwrap.dedent("""\
+        import torch
+        from torch import nn
+        from model import Net
+        net = Net()
+        criterion = nn.CrossEntropyLoss()
+        loss = criterion(net(torch.randn(2, 4)), torch.tensor([0, 1]))
+        """)
+    (tmp_path / "train.py").write_text(train)
+    assert [(f.line, f.code) for f in lint_file(tmp_path / "train.py")] == [(6, "ICE102")]
+    assert lint_source(train) == []  # text alone: the file beside it is unknown
+    (tmp_path / "right.py").write_text(train.replace("nn.CrossEntropyLoss()", "nn.NLLLoss()"))
+    assert lint_file(tmp_path / "right.py") == []

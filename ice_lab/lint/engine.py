@@ -113,13 +113,18 @@ def message(code: str, detail: str) -> str:
     return f"{detail} (see {RULES[code][1]})"
 
 
-def check_tree(tree: ast.Module) -> list[tuple[int, int, str, str]]:
+def check_tree(tree: ast.Module, folder: Path | None = None) -> list[tuple[int, int, str, str]]:
     """Every finding in a parsed tree as ``(line, col, code, message)``, sorted
     (book/debugging.ipynb).
 
-    This is what the flake8 plugin calls; ``col`` is 0-based, as in ``ast``.
+    This is what the flake8 plugin calls; ``col`` is 0-based, as in ``ast``. With the
+    ``folder`` the file lies in, names it imports from files beside it are followed.
     """
     src = Source.parse(tree)
+    if folder is not None:
+        from ._siblings import attach_siblings
+
+        attach_siblings(src, folder)
     seen: set[tuple[int, int, str]] = set()
     found = []
     for rule in _rules():
@@ -165,7 +170,8 @@ def lint_source(source: str, path: str = "<string>", select: Iterable[str] | Non
 
 
 def _lint_cells(cells: list[tuple[int | None, str]], path: str,
-                select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[Finding]:
+                select: Iterable[str] | None, ignore: Iterable[str] | None,
+                folder: Path | None = None) -> list[Finding]:
     # Cells are joined into one script; where one does not parse, it becomes blank lines.
     where: list[tuple[int | None, int]] = []
     texts, skipped = [], []
@@ -192,7 +198,7 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
     findings = [f for f in skipped if _wanted(f.code, select, ignore)]
     if len(cells) != 1 or tree is None:
         tree = ast.parse(joined)
-    for line, col, code, msg in check_tree(tree):
+    for line, col, code, msg in check_tree(tree, folder):
         if _silenced(all_lines[line - 1], code) or not _wanted(code, select, ignore):
             continue
         cell, cell_line = where[line - 1]
@@ -242,8 +248,9 @@ def lint_file(path: str | Path, select: Iterable[str] | None = None,
     path = Path(path)
     text = path.read_text(encoding="utf-8", errors="replace")
     if path.suffix == ".ipynb":
-        return _lint_cells(notebook_cells(text, str(path)), str(path), select, ignore)
-    return lint_source(text, str(path), select, ignore)
+        return _lint_cells(notebook_cells(text, str(path)), str(path), select, ignore,
+                           path.parent)
+    return _lint_cells([(None, text)], str(path), select, ignore, path.parent)
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:

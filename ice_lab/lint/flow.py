@@ -48,6 +48,8 @@ class Flow:
         #: Rules' own per-file caches (what a function sets or trains, ...).
         self.memo: dict[tuple, dict] = {}
         self.params = self._bind_params()
+        #: Names imported from files beside this one: name -> (their flow, their name).
+        self.imports: dict[str, tuple[Flow, str]] = getattr(src, "siblings", {})
 
     # ------------------------------------------------------------------ public
     def kinds(self, expr: ast.AST | None, depth: int = 0) -> frozenset[str]:
@@ -158,6 +160,11 @@ class Flow:
                                                         "logits"}
         if name in self.classes and self._is_module_class(name):
             return {"model"}
+        if name in self.imports and isinstance(func, ast.Name):
+            other, original = self.imports[name]
+            if original in other.classes:
+                return {"model"} if other._is_module_class(original) else set()
+            return other._returns(original, depth + 1) & {"model"}
         if name == "Sequential" or name in LAYERS_EMITTING_LOGITS or TORCHVISION.search(
                 dotted(func.value) if isinstance(func, ast.Attribute) else ""):
             return {"model"}
@@ -194,6 +201,10 @@ class Flow:
         if not isinstance(value, ast.Call):
             return set()
         name = tail(value)
+        if name in self.imports and name not in self.classes and isinstance(value.func,
+                                                                           ast.Name):
+            other, original = self.imports[name]  # model.py's Net: what its forward gives
+            return other._emits(ast.Call(ast.Name(original, ast.Load()), [], []), depth + 1)
         if name == "Sequential" and value.args and isinstance(value.args[-1], ast.Call):
             last = value.args[-1]
             return {SOFTMAX_LAYERS.get(tail(last), "logits" if tail(last) in
