@@ -7,6 +7,7 @@ parsed tree and does ``--select``, ``--ignore`` and ``# noqa`` itself.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Iterator
 
 from .. import __version__
@@ -19,10 +20,14 @@ class Plugin:
     name = "ice-lab-lint"
     version = __version__
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, filename: str = "") -> None:
         self.tree = tree
+        self.filename = filename
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        for line, col, code, message in check_tree(self.tree):
+        folder = Path(self.filename).parent if self.filename not in {"", "-", "stdin"} else None
+        if folder is not None and not folder.is_dir():
+            folder = None
+        for line, col, code, message in check_tree(self.tree, folder):
             if code != "ICE100":
                 yield line, col, f"{code} {message}", type(self)
