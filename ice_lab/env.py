@@ -140,8 +140,8 @@ def set_seed(seed: int, deterministic: bool | None = None) -> torch.Generator:
     deterministic GPU run, call ``set_seed(seed, deterministic=True)`` before any CUDA
     work, or set the variable before Python starts.
 
-    Taught in the Tensors chapter (``book/tensors.ipynb``, a first seed) and the Training
-    chapter (``book/training.ipynb``, two runs, identical loss curves).
+    Taught in the Tensors chapter (``book/tensors.ipynb``, a first seed) and the Schedules
+    chapter (``book/schedules.ipynb``, two runs, identical loss curves).
     """
     seed = check_int("seed", seed, 0)  # an int or a NumPy integer, not negative
     if seed > _MAX_SEED:

@@ -1,7 +1,7 @@
 """A small, readable training loop: ``fit``, ``evaluate`` and ``overfit_one_batch``.
 
-Taught in the Training chapter (``book/training.ipynb``), which builds the same loop by
-hand first; the Training lab (``labs/lab-training.ipynb``) breaks it on purpose. Later
+The Training chapter (``book/training.ipynb``) builds the same loop by hand; ``fit`` is
+taught in the Schedules chapter (``book/schedules.ipynb``); the Training lab (``labs/lab-training.ipynb``) breaks it on purpose. Later
 chapters reuse ``fit`` and hook into it through ``callbacks``.
 
 This is not a framework. It is the loop the chapter writes, in one place::
@@ -52,7 +52,7 @@ class History:
     validation loader, and ``val_accuracy`` also when the task is not classification.
     ``history.plot()`` draws the loss curves; ``history.rows()`` gives one dict per epoch.
 
-    Taught in the Training chapter (``book/training.ipynb``).
+    Taught in the Schedules chapter (``book/schedules.ipynb``).
     """
 
     epoch: list[int] = field(default_factory=list)
@@ -236,7 +236,7 @@ def fit(
     measured while the epoch trained (so in train mode, with the weights still moving).
     The model is left in train mode.
 
-    Taught in the Training chapter (``book/training.ipynb``); broken on purpose in the
+    Taught in the Schedules chapter (``book/schedules.ipynb``); broken on purpose in the
     Training lab (``labs/lab-training.ipynb``).
     """
     if not isinstance(model, nn.Module):
