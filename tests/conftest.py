@@ -40,6 +40,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             import matplotlib.font_manager  # noqa: F401
         except ImportError:
             pass
+        # torch's CUDA bindings look for libdl with `ldconfig -p` on first import: a test
+        # module that imports torch only inside a test (test_debugging_links) would be
+        # blamed for it when it runs alone.
+        import torch  # noqa: F401
         subprocess.Popen.__init__ = _refuse  # type: ignore[method-assign]
         multiprocessing.process.BaseProcess.start = _refuse  # type: ignore[method-assign]
 
