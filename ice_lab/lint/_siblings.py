@@ -11,6 +11,7 @@ level deep; the sibling files are parsed once per run.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 from ._ast import Source
@@ -19,6 +20,11 @@ from .flow import Flow
 __all__ = ["attach_siblings"]
 
 _FLOWS: dict[tuple[Path, float], Flow | None] = {}
+#: Packages a script imports that are never a file beside it.
+LIBRARIES = set(sys.stdlib_module_names) | {
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "sklearn",
+    "pandas", "matplotlib", "seaborn", "tqdm", "PIL", "cv2", "transformers", "datasets",
+    "lightning", "pytorch_lightning", "timm", "wandb", "ice_lab"}
 
 
 def attach_siblings(src: Source, folder: Path) -> None:
@@ -26,7 +32,8 @@ def attach_siblings(src: Source, folder: Path) -> None:
     (book/debugging.ipynb)."""
     found: dict[str, tuple[Flow, str]] = {}
     for node in src.of_type(ast.ImportFrom):
-        if not node.module or node.level > 1:
+        if not node.module or node.level > 1 or node.level == 0 and node.module.split(
+                ".")[0] in LIBRARIES:
             continue
         flow = _flow_of_file(folder / (node.module.replace(".", "/") + ".py"))
         if flow is None:

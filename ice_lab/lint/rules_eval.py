@@ -28,9 +28,13 @@ MODEL_CALL = re.compile(r"(?i)^(model|net|network|cnn|mlp|classifier|\w*model|\w
 def _model_calls(node: ast.AST, flow: Flow | None = None) -> list[ast.Call]:
     """Forward passes under ``node``: a call of a name that looks like a model or that
     the data flow says holds one (a call of the file's own function is not one)."""
+    if flow is not None:
+        memo = flow.memo.setdefault(("model_calls",), {})
+        if node in memo:
+            return memo[node]
     found = []
     own = flow.src.functions if flow is not None else {}
-    for n in walk(node):
+    for n in (flow.src.inside(node) if flow is not None else walk(node)):
         if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
             name = tail(n)
             if name == "forward" and isinstance(n.func, ast.Attribute):
@@ -40,14 +44,21 @@ def _model_calls(node: ast.AST, flow: Flow | None = None) -> list[ast.Call]:
                 continue
             if MODEL_CALL.match(name) or flow is not None and "model" in flow.kinds(n.func):
                 found.append(n)
+    if flow is not None:
+        memo[node] = found
     return found
 
 
 def _trains(node: ast.AST, flow: Flow | None = None) -> bool:
     """backward() or an optimizer step under ``node``, or in a function of the file it
     calls (a loop that calls ``fit()`` trains)."""
-    inside = [node, *(flow.calls_into(node) if flow is not None else [])]
-    return any(is_backward(n) or is_optimizer_step(n) for m in inside for n in walk(m))
+    if flow is None:
+        return any(is_backward(n) or is_optimizer_step(n) for n in walk(node))
+    memo = flow.memo.setdefault(("eval_trains",), {})
+    if node not in memo:
+        memo[node] = any(is_backward(n) or is_optimizer_step(n)
+                         for m in [node, *flow.calls_into(node)] for n in flow.src.inside(m))
+    return memo[node]
 
 
 def _loader_of(expr: ast.AST) -> ast.AST:
@@ -174,13 +185,14 @@ def _train_switch(func: ast.AST) -> tuple[str, int] | None:
     args = func.args.posonlyargs + func.args.args
     names = [a.arg for a in args]
     for node in walk(func):
-        if not isinstance(node, ast.If) or not _trains(ast.Module(node.body, [])):
+        if not isinstance(node, ast.If):
             continue
         test = node.test
         if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.IsNot) and \
                 is_const(test.comparators[0], None):
             test = test.left
-        if isinstance(test, ast.Name) and test.id in names:
+        if isinstance(test, ast.Name) and test.id in names and _trains(
+                ast.Module(node.body, [])):
             return test.id, names.index(test.id)
     return None
 
