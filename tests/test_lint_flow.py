@@ -319,3 +319,27 @@ def test_a_model_imported_from_the_file_beside_the_script(tmp_path):
     assert lint_source(train) == []  # text alone: the file beside it is unknown
     (tmp_path / "right.py").write_text(train.replace("nn.CrossEntropyLoss()", "nn.NLLLoss()"))
     assert lint_file(tmp_path / "right.py") == []
+
+
+def test_log_of_probabilities_that_arrive_as_a_parameter():
+    body = """\
+        def nll(p, y):
+            return -torch.log(p).gather(1, y[:, None]).mean()
+        logits = model(torch.randn(4, 4))
+        print(nll(F.softmax(logits, dim=1), torch.tensor([0, 1, 0, 1])))
+        """
+    assert found(body) == [(2, "ICE108")]
+    assert found(body.replace("F.softmax(logits, dim=1)", "logits")) == []
+
+
+def test_a_dataset_attribute_changed_under_persistent_workers():
+    body = """\
+        train_set = torch.utils.data.TensorDataset(torch.randn(8, 4))
+        loader = DataLoader(train_set, batch_size=4, num_workers=2, persistent_workers=True)
+        for epoch in range(3):
+            train_set.epoch = epoch
+            for (x,) in loader:
+                pass
+        """
+    assert found(body) == [(4, "ICE111")]
+    assert found(body.replace("persistent_workers=True", "persistent_workers=False")) == []

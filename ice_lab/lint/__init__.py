@@ -20,7 +20,8 @@ capstone's script with it; the toolkit page shows it at work.
 ``ICE108``  ``log(softmax(x))``; division by a norm, a standard deviation or a count
 ``ICE109``  an in-place change to an output autograd saved (after relu, sigmoid, ...)
 ``ICE110``  a validation or test ``DataLoader`` with ``shuffle=True``
-``ICE111``  a Dataset's own generator copied into workers without ``worker_init_fn``
+``ICE111``  a Dataset's own generator copied into workers without ``worker_init_fn``;
+            an attribute changed while persistent workers hold their copies
 ``ICE112``  ``nll_loss`` given logits or probabilities; ``log_softmax`` of a softmax
 ``ICE113``  training resumed after ``eval()`` with no ``train()`` in the loop
 ``ICE114``  ``torch.save(model.state_dict)`` (uncalled); ``load_state_dict('path')``

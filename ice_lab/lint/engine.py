@@ -41,7 +41,8 @@ RULES: dict[str, tuple[str, str]] = {
                "book/autograd, 'In-place operations that break backward'"),
     "ICE110": ("a validation or test DataLoader with shuffle=True",
                "book/datasets, 'A validation loader with shuffle=True'"),
-    "ICE111": ("a Dataset's own random generator copied into every worker",
+    "ICE111": ("a Dataset copied into every worker: its own generator, or a change "
+               "made after the workers started",
                "book/datasets, 'A Dataset that holds its own random generator'"),
     "ICE112": ("nll_loss given logits or probabilities, or log_softmax of a softmax",
                "book/numerics, 'log(softmax) vs log_softmax + nll_loss'"),

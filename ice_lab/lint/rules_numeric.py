@@ -188,6 +188,8 @@ def ice108(src: Source) -> Found:
                     arg.left, 1, 1.0):
                 arg = arg.right  # log(1 - p): 0 when p reaches 1
             kind = softmaxed(src, arg, scope, kinds)
+            if not kind and flow_of(src).kinds(arg) == {"probs"}:
+                kind = "softmax"  # probabilities that arrive as a parameter or a return
             if kind == "softmax":
                 yield node, "ICE108", ("log(softmax(x)) turns a probability that underflows "
                                        "to 0 into -inf: use log_softmax")

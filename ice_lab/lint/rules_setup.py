@@ -285,6 +285,7 @@ def _updated_to_shuffle(src: Source, name: str, call: ast.Call) -> bool:
 
 
 def ice111(src: Source) -> Found:
+    yield from _stale_worker_copies(src)
     holders = _generator_holders(src)
     if not holders:
         return
@@ -303,6 +304,37 @@ def ice111(src: Source) -> Found:
         yield node, "ICE111", (f"{made} draws augmentations from its own generator, "
                                "copied into every worker: the workers repeat each other; "
                                "reseed it in a worker_init_fn")
+
+
+def _stale_worker_copies(src: Source) -> Found:
+    """``train_set.epoch = e`` in the epoch loop while persistent workers iterate it: each
+    worker holds its own copy of the Dataset, made once, and never sees the change."""
+    for call in src.calls("DataLoader"):
+        workers = keyword(call, "num_workers")
+        if workers is None or is_const(workers, 0):
+            continue
+        if not is_const(keyword(call, "persistent_workers"), True):
+            continue  # workers made anew each epoch copy the changed Dataset
+        data = call.args[0] if call.args else keyword(call, "dataset")
+        up = src.parents.get(call)
+        if not isinstance(data, (ast.Name, ast.Attribute)) or not isinstance(up, ast.Assign):
+            continue
+        dataset, loaders = dotted(data), {dotted(t) for t in up.targets}
+        for loop in src.of_type(ast.For, ast.While):
+            inner = src.inside(loop)
+            if not any(isinstance(n, ast.For) and dotted(n.iter) in loaders for n in inner):
+                continue
+            for node in inner:
+                targets = node.targets if isinstance(node, ast.Assign) else [
+                    node.target] if isinstance(node, ast.AugAssign) else []
+                if any(isinstance(t, ast.Attribute) and dotted(t.value) == dataset
+                       for t in targets):
+                    yield node, "ICE111", (
+                        f"{dataset} changed in the main process while persistent workers "
+                        "iterate it: each worker keeps the copy it made at the start and "
+                        "never sees the change; pass it through the sampler, or drop "
+                        "persistent_workers")
+                    break
 
 
 def _class_made(src: Source, expr: ast.AST | None, depth: int = 0) -> str:
