@@ -29,7 +29,7 @@ __all__ = ["CHAPTERS", "SEVERITIES", "Finding", "PreflightReport", "preflight"]
 CHAPTERS: dict[str, str] = {
     "step_failed": "book/debugging.ipynb#1-read-the-last-line-of-the-error",
     "loss_not_scalar": "book/training.ipynb#linear-regression-end-to-end",
-    "loss_not_finite": "book/numerics.ipynb#finding-the-source",
+    "loss_not_finite": "book/nonfinite.ipynb#finding-the-source",
     "label_range": "book/devices.ipynb#3-device-side-asserts-a-bad-index-on-the-gpu",
     "target_shape": "book/training.ipynb#the-squeeze-trap",
     "probabilities_as_logits": "book/training.ipynb#start-tiny-overfit-one-batch",
@@ -41,7 +41,7 @@ CHAPTERS: dict[str, str] = {
     "mixed_dtypes": "book/tensors.ipynb#numpy-interop-shared-memory-and-float64",
     "optimizer_missing": "book/training.ipynb#nnmodulelist-not-a-python-list",
     "optimizer_frozen": "book/training.ipynb#freezing-layers-and-the-batchnorm-trap",
-    "nonfinite_after_step": "book/numerics.ipynb#exploding-gradients",
+    "nonfinite_after_step": "book/nonfinite.ipynb#exploding-gradients",
 }
 SEVERITIES = ("error", "warning")
 _BATCHNORM = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)

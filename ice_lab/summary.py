@@ -2,8 +2,8 @@
 
 ``summary(t)`` is what you print when a loss turns into ``nan``: the statistics are taken
 over the *finite* values only, and the NaN / +Inf / -Inf counts are shouted separately, so
-a single bad value cannot hide the rest. Taught in the Numerics chapter
-(``book/numerics.ipynb``); shown on the toolkit page (``book/toolkit.ipynb``).
+a single bad value cannot hide the rest. Taught in the chapter Finding where NaN starts
+(``book/nonfinite.ipynb``); shown on the toolkit page (``book/toolkit.ipynb``).
 
     >>> import torch
     >>> from ice_lab import summary
@@ -171,8 +171,8 @@ def summary(t: torch.Tensor) -> str:
     of memory. It never raises for a tensor (a statistic it cannot compute is reported as
     unavailable); anything that is not a tensor gets a ``TypeError``.
 
-    Taught in the Numerics chapter (``book/numerics.ipynb``); shown on the toolkit page
-    (``book/toolkit.ipynb``).
+    Taught in the chapter Finding where NaN starts (``book/nonfinite.ipynb``); shown on the
+    toolkit page (``book/toolkit.ipynb``).
     """
     if not isinstance(t, torch.Tensor):
         raise TypeError(

@@ -61,7 +61,7 @@ SHOWN = [
       r"is_bf16_supported"]),
     ("finding 3: the torch.cuda.amp rename", [r"torch\.cuda\.amp\.GradScaler"]),
     ("finding 8: float class labels in cross_entropy, bool mean, promotion",
-     [r"cross_entropy\([^\n]*\.float\(\)", r"==[^\n]*\)\.mean\(\)", r"tensor\(\[1, 2\]\) / 2"]),
+     [r"cross_entropy\([^\n]*\.float\(\)", r"mean\(\) of a bool|==[^\n]*\)\.mean\(\)", r"\w+ / 2\b", r"\w+ // 2\b"]),
     ("finding 9: the CUDA memory snapshot", [r"_record_memory_history", r"_dump_snapshot"]),
     ("finding 9: memory_summary and the profiler's memory", [r"memory_summary", r"profile_memory"]),
     ("finding 9: expandable_segments", [r"expandable_segments"]),
