@@ -26,8 +26,8 @@ function page(staticUrl) {
   // Python run once: the same path as `ice-lab explain LOG` (one error, or a log's root cause).
   const GLUE = `
 import json
-from ice_lab.explain import explain
-from ice_lab.explain.logs import find_errors, root_cause
+from ice_lab.explainer import explain
+from ice_lab.explainer.logs import find_errors, root_cause
 
 def page_explain(text):
     errors = find_errors(text)

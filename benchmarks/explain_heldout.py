@@ -28,7 +28,7 @@ phrasings of their kinds, 61 of 61 (and still 266 of the 268 earlier real messag
 Round 5 (issue 36, messages as people paste them: Rich boxes, quoted and wrapped replies,
 paraphrased titles, full-width punctuation, translations, TH-era wordings;
 tests/explain_realworld_pasted.py): first run 49/63, after the engine learned to read a
-paste as a person does (ice_lab/explain/reading.py, Entry.terms) 63/63. Collected after that
+paste as a person does (ice_lab/explainer/reading.py, Entry.terms) 63/63. Collected after that
 change: benchmarks/explain_heldout_pasted.py, first run 45/51 (its misses then fixed), and
 benchmarks/explain_heldout_pasted2.py, collected after those fixes, 33/34 (97%).
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sys
 
-from ice_lab.explain import Diagnosis, explain
+from ice_lab.explainer import Diagnosis, explain
 
 DEV = "Expected all tensors to be on the same device, but found at least two devices, "
 CASES: list[tuple[str, str, str]] = [

@@ -21,8 +21,8 @@ import sys
 import tempfile
 import time
 
-from ice_lab.explain import cli, explain
-from ice_lab.explain.logs import find_errors, root_cause
+from ice_lab.explainer import cli, explain
+from ice_lab.explainer.logs import find_errors, root_cause
 
 RECOVERED = ("[rank0]: Traceback (most recent call last):\n"
              '[rank0]:   File "train.py", line 40, in <module>\n'

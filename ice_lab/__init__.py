@@ -3,15 +3,19 @@
 Every chapter and lab imports it. Each public function's docstring names the chapter
 that teaches it; the book's "ice_lab toolkit" page shows them all at work.
 
-The names below are imported when first used (PEP 562), so that ``import ice_lab.explain``
-needs no torch: the explainer also runs where torch cannot (the book's "Explain an error"
-page, in the browser).
+The names below are imported when first used (PEP 562), so that ``ice_lab.explain`` (and
+``import ice_lab.explainer``) needs no torch: the explainer also runs where torch cannot (the
+book's "Explain an error" page, in the browser).
+
+Each name comes from its own module, and no function shares its module's name:
+``ice_lab.expect`` is defined in ``provoke.py``, ``ice_lab.summary`` in ``describe.py`` and
+``ice_lab.explain`` in the ``explainer`` package, so importing a module never replaces a
+function of the package.
 """
 
 from __future__ import annotations
 
 import importlib
-import types
 from typing import Any
 
 __version__ = "0.1.0"
@@ -20,21 +24,16 @@ __version__ = "0.1.0"
 _WHERE = {
     "env": "env",
     "best_device": "env", "report": "env", "set_seed": "env",
-    "expect": "expect", "Provoked": "expect",
-    "explain": "explain", "Diagnosis": "explain",
+    "expect": "provoke", "Provoked": "provoke",
+    "explain": "explainer", "Diagnosis": "explainer",
     "load_ipython_extension": "magic", "unload_ipython_extension": "magic",
-    "summary": "summary",
+    "summary": "describe",
     "NonFiniteError": "nonfinite", "watch_nonfinite": "nonfinite",
     "watch_nonfinite_ops": "nonfinite",
     "MemoryBudget": "memory", "MemoryTrace": "memory", "memory_trace": "memory",
     "estimate_peak": "gpu_memory", "cap_gpu_memory": "gpu_memory",
     "run_isolated": "isolate", "IsolatedResult": "isolate",
 }
-#: Functions named like the module that defines them: importing the module (``from
-#: ice_lab.summary import ...``) must not replace the function ``ice_lab.summary``.
-#: (``ice_lab.explain`` is the package itself, and calling it explains.)
-_FUNCTION_OVER_MODULE = {"expect", "summary"}
-
 __all__ = ["__version__", *_WHERE]
 
 
@@ -42,7 +41,7 @@ def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module 'ice_lab' has no attribute {name!r}")
     module = importlib.import_module(f".{_WHERE[name]}", __name__)
-    value = module if name in ("env", "explain") else getattr(module, name)
+    value = module if name == "env" else getattr(module, name)
     globals()[name] = value
     return value
 
@@ -50,14 +49,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))
 
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTION_OVER_MODULE and isinstance(value, types.ModuleType):
-            return  # the import system binding a submodule: keep the function
-        super().__setattr__(name, value)
-
-
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _Package

@@ -4,7 +4,7 @@
 ``ice-lab explain LOG``   why did the error in this log happen? (Toolkit, Debugging)
 ``ice-lab lint PATH...``  what in this script will freeze? (Debugging chapter)
 
-Each subcommand lives beside the code it drives: ``explain`` in ``ice_lab.explain.cli``,
+Each subcommand lives beside the code it drives: ``explain`` in ``ice_lab.explainer.cli``,
 ``lint`` in ``ice_lab.lint.cli``; each has a ``main(argv) -> int``.
 """
 
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "doctor":
         return _doctor(rest)
     if command == "explain":
-        from .explain.cli import main as explain_main
+        from .explainer.cli import main as explain_main
 
         return explain_main(rest)
     from .lint.cli import main as lint_main

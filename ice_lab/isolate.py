@@ -258,7 +258,7 @@ def _rebuild_exception(data: dict[str, Any]) -> BaseException | None:
 
 def _diagnose(data: dict[str, Any]) -> Any:
     try:
-        from .explain import explain  # lazily: isolate works without it
+        from .explainer import explain  # lazily: isolate works without it
     except Exception:
         return None
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import types
 from typing import Any, Optional
 
-from . import explain  # the package; calling it explains (one import path per name)
+from . import explainer  # the module, not its names (one import path per name)
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "is_torch_related"]
 
@@ -22,7 +22,7 @@ __all__ = ["load_ipython_extension", "unload_ipython_extension", "is_torch_relat
 _SAVED = "_ice_lab_saved_custom_exc"
 
 
-def is_torch_related(error: BaseException, diagnosis: explain.Diagnosis) -> bool:
+def is_torch_related(error: BaseException, diagnosis: explainer.Diagnosis) -> bool:
     """True when the error deserves a diagnosis: a known kind, or raised from torch code.
 
     Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
@@ -40,7 +40,7 @@ def is_torch_related(error: BaseException, diagnosis: explain.Diagnosis) -> bool
     return False
 
 
-def _show_diagnosis(shell: Any, diagnosis: explain.Diagnosis) -> None:
+def _show_diagnosis(shell: Any, diagnosis: explainer.Diagnosis) -> None:
     """HTML for front ends that render it, the text form everywhere else."""
     bundle = {"text/plain": "ice_lab diagnosis\n" + str(diagnosis), "text/html": diagnosis._repr_html_()}
     publisher = getattr(shell, "display_pub", None)
@@ -60,7 +60,7 @@ def _handler(
     """The custom exception handler: default traceback first, then the diagnosis."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
     try:
-        diagnosis = explain(value)
+        diagnosis = explainer.explain(value)
         if is_torch_related(value, diagnosis):
             _show_diagnosis(shell, diagnosis)
     except Exception:

@@ -140,7 +140,7 @@ def test_troubleshooting_table_links_every_row():
 
 
 def test_explain_kinds_in_the_table_exist():
-    from ice_lab.explain import KINDS
+    from ice_lab.explainer import KINDS
 
     for row in troubleshooting_rows():
         kind_cell = row.split("|")[-3]

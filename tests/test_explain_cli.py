@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ice_lab.distributed import torchrun
-from ice_lab.explain import cli
-from ice_lab.explain.logs import find_errors, root_cause
+from ice_lab.explainer import cli
+from ice_lab.explainer.logs import find_errors, root_cause
 from notebook_scripts import write_scripts
 
 HERE = Path(__file__).resolve().parent

@@ -17,8 +17,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from ice_lab.explain import KINDS, explain
-from ice_lab.explain.catalogue import export as export_catalogue
+from ice_lab.explainer import KINDS, explain
+from ice_lab.explainer.catalogue import export as export_catalogue
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

@@ -1,4 +1,4 @@
-"""ice_lab.explain.reading: a paste is read the way a person reads it (issue 36).
+"""ice_lab.explainer.reading: a paste is read the way a person reads it (issue 36).
 
 Box borders go and a row the box cut is joined again; full-width punctuation is plain;
 wrapped lines are joined when nothing matched otherwise; a pasted traceback's frames are
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from ice_lab.explain import explain
-from ice_lab.explain.entry import Clues
-from ice_lab.explain.reading import clean, frame_names, rejoined, unbox, words
+from ice_lab.explainer import explain
+from ice_lab.explainer.entry import Clues
+from ice_lab.explainer.reading import clean, frame_names, rejoined, unbox, words
 
 BOX = "\u2502"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ice_lab.explain import KINDS, Diagnosis, explain
+from ice_lab.explainer import KINDS, Diagnosis, explain
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_realworld import MESSAGES as ROUNDS_BEFORE  # noqa: E402

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ice_lab.explain import KINDS, explain
+from ice_lab.explainer import KINDS, explain
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = json.loads((ROOT / "reference" / "explain-wordings.json").read_text(encoding="utf-8"))

@@ -10,13 +10,19 @@ undeclared: ``from ice_lab.checkpoint import capture_rng`` must fail, so that an
 still on an old path fails loudly instead of working on. A module that needs another's
 name imports the module (``from . import state_dict_diff``) or a private alias.
 
-The modules inside a subpackage (``ice_lab.explain.engine`` ...) are its implementation:
+The modules inside a subpackage (``ice_lab.explainer.engine`` ...) are its implementation:
 they may hold their siblings' names, but declare only their own.
+
+No module is named like a name of the package's table (``ice_lab.summary`` is defined in
+``describe.py``, ``ice_lab.expect`` in ``provoke.py``, ``ice_lab.explain`` in the
+``explainer`` package), so importing a module never rebinds a function of ``ice_lab``: plain
+imports and the table's lazy ``__getattr__`` (PEP 562) are all there is.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import pkgutil
 import re
@@ -26,10 +32,6 @@ from pathlib import Path
 import pytest
 
 import ice_lab
-
-#: Old paths kept for a while, ``(module, name): why``, each until its last importer has
-#: moved to the defining module; then the re-export and its entry go. Empty: keep it so.
-PENDING: dict[tuple[str, str], str] = {}
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -131,17 +133,30 @@ def test_no_module_declares_another_modules_name():
 
 
 def test_no_module_offers_another_modules_name():
-    new = offered_elsewhere() - PENDING.keys()
-    assert not new, (
-        f"{sorted(new)}: a second import path. Import the module (`from . import x`, then "
+    found = offered_elsewhere()
+    assert not found, (
+        f"{sorted(found)}: a second import path. Import the module (`from . import x`, then "
         "`x.name`) or give the name a private alias (`import name as _name`)."
     )
 
 
-def test_pending_old_paths_are_still_there():
-    """A pending entry whose re-export is gone is deleted too (the list only shrinks)."""
-    gone = PENDING.keys() - offered_elsewhere()
-    assert not gone, f"no longer offered, delete from PENDING: {sorted(gone)}"
+@pytest.mark.parametrize("name", sorted(set(ice_lab._WHERE) - {"env"}))
+def test_no_module_is_named_like_a_name_of_the_package(name):
+    """``import ice_lab.X`` binds the module X on the package; were X also a function of the
+    table, the import would replace it. (``env`` is the module itself.)"""
+    assert importlib.util.find_spec(f"ice_lab.{name}") is None, (
+        f"ice_lab/{name}.py would shadow the function ice_lab.{name}: rename the module")
+
+
+def test_importing_the_modules_leaves_the_functions():
+    """The modules imported by path (as a test or a tool may) bind only their own names."""
+    for module in ("describe", "provoke", "explainer", "nonfinite", "magic"):
+        importlib.import_module(f"ice_lab.{module}")
+    assert ice_lab.summary is MODULES["ice_lab.describe"].summary
+    assert ice_lab.expect is MODULES["ice_lab.provoke"].expect
+    assert ice_lab.explain is MODULES["ice_lab.explainer"].explain
+    assert ice_lab.explain("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)").kind == (
+        "shape_mismatch")
 
 
 @pytest.mark.parametrize("name", sorted(ice_lab._WHERE))
@@ -211,13 +226,20 @@ def test_the_book_names_each_name_by_its_import_path():
 
 
 def test_every_package_of_ice_lab_is_installed():
-    """pyproject.toml lists the packages a wheel holds: a folder of ice_lab with an
-    __init__.py that is not listed would be missing on Colab (which installs the wheel)."""
+    """The wheel holds every package of ice_lab: a folder with an __init__.py that
+    setuptools does not install would be missing on Colab (which installs the wheel)."""
     import tomllib
 
+    from setuptools import find_packages
+
     root = Path(__file__).resolve().parents[1]
-    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
-                 ["packages"])
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     found = {".".join(p.parent.relative_to(root).parts)
-             for p in (root / "ice_lab").rglob("__init__.py")}
-    assert found == listed, f"not installed: {sorted(found - listed)}; gone: {sorted(listed - found)}"
+             for p in (root / "ice_lab").rglob("__init__.py") if "__pycache__" not in p.parts}
+    if "packages" in setuptools and isinstance(setuptools["packages"], list):
+        installed = set(setuptools["packages"])
+    else:
+        where = setuptools["packages"]["find"]
+        installed = set(find_packages(str(root), include=where.get("include", ["*"]),
+                                      exclude=where.get("exclude", ())))
+    assert found <= installed, f"not installed: {sorted(found - installed)}"

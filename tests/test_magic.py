@@ -91,7 +91,7 @@ def test_failing_diagnosis_still_shows_traceback(shell, capsys, monkeypatch):
     def broken(error):
         raise RuntimeError("explain exploded")
 
-    monkeypatch.setattr(magic, "explain", broken)
+    monkeypatch.setattr(magic.explainer, "explain", broken)
     run(shell, "%load_ext ice_lab", capsys)
     result, out = run(shell, SHAPE_ERROR, capsys)
     assert "mat1 and mat2 shapes cannot be multiplied" in out

@@ -8,9 +8,7 @@ import re
 import pytest
 import torch
 
-import importlib
-
-summary_mod = importlib.import_module("ice_lab.summary")  # the module; ice_lab.summary is the function
+from ice_lab import describe as summary_mod
 from ice_lab import summary
 
 NAN, INF = float("nan"), float("inf")

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from .._torch_compat import version_reader
-from ..summary import summary
+from ..describe import summary
 from .error import NonFiniteError, finite, is_finite, tensors
 
 __all__ = ["watch_nonfinite"]

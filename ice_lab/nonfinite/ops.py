@@ -10,7 +10,7 @@ from typing import Any, Iterable
 import torch
 
 from .._torch_compat import UnwrappedDispatchMode, current_autograd_node, op_caller
-from ..summary import summary
+from ..describe import summary
 from .error import NonFiniteError, finite, is_finite, tensors
 
 __all__ = ["watch_nonfinite_ops"]

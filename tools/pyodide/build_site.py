@@ -3,7 +3,7 @@
 * Pyodide, from this folder's ``node_modules`` (``npm ci --prefix tools/pyodide`` fetches
   the version pinned in ``package-lock.json`` from the npm registry; nothing of it is
   committed), into ``_build/html/_static/pyodide/``;
-* the real ``ice_lab.explain`` source (with the two modules it imports,
+* the real ``ice_lab.explainer`` source (with the two modules it imports,
   ``ice_lab/__init__.py`` and ``ice_lab/_text.py``) as ``_static/ice_lab_explain.zip``,
   which the page unpacks into Pyodide's file system and imports.
 
@@ -25,10 +25,10 @@ FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zi
 
 
 def package_files() -> list[Path]:
-    """The sources the page runs: ice_lab.explain and what it imports, nothing else."""
+    """The sources the page runs: ice_lab.explainer and what it imports, nothing else."""
     package = ROOT / "ice_lab"
     files = [package / "__init__.py", package / "_text.py"]
-    files += sorted(p for p in (package / "explain").rglob("*.py") if "__pycache__" not in p.parts)
+    files += sorted(p for p in (package / "explainer").rglob("*.py") if "__pycache__" not in p.parts)
     return files
 
 

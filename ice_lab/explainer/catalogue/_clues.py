@@ -1,6 +1,6 @@
 """Clues several chapters' entries read from a traceback (or, for a pasted message, its text).
 
-Each is a plain function of the :class:`~ice_lab.explain.entry.Clues`, used as an entry's
+Each is a plain function of the :class:`~ice_lab.explainer.entry.Clues`, used as an entry's
 ``when`` condition or inside its ``specifics``.
 """
 

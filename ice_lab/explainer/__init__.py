@@ -10,14 +10,15 @@ the fixes, and the chapter of the book that teaches it.
     >>> d.kind
     'shape_mismatch'
 
-``ice_lab.explain`` is this package, and calling it calls :func:`explain`: chapters write
-``ice_lab.explain(err)`` and still reach ``ice_lab.explain.KINDS``. Importing it needs
-neither torch nor NumPy (the book's "Explain an error" page runs it in the browser).
+The function is ``ice_lab.explain`` (chapters write ``ice_lab.explain(err)``); this package,
+``ice_lab.explainer``, holds it and what it knows (``ice_lab.explainer.KINDS``,
+``CATALOGUE``). Importing it needs neither torch nor NumPy (the book's "Explain an error"
+page runs it in the browser).
 
 The package has these parts:
 
-* ``entry.py``: what a catalogue entry is (:class:`~ice_lab.explain.entry.Entry`,
-  :class:`~ice_lab.explain.entry.Clues`);
+* ``entry.py``: what a catalogue entry is (:class:`~ice_lab.explainer.entry.Entry`,
+  :class:`~ice_lab.explainer.entry.Clues`);
 * ``catalogue/``: what ``explain`` knows, as plain entries, one file per chapter;
 * ``engine.py``: how an error is unwrapped, matched against the catalogue and the best
   match chosen (phrasing over keyword, then priority; the order of entries never matters);
@@ -33,22 +34,9 @@ step uses it.
 
 from __future__ import annotations
 
-import sys
-import types
-
 from .catalogue import CATALOGUE, KINDS
 from .engine import explain
 from .entry import Entry
 from .render import Diagnosis
 
 __all__ = ["Diagnosis", "explain", "KINDS", "CATALOGUE", "Entry"]
-
-
-class _CallablePackage(types.ModuleType):
-    """This package, callable: ``ice_lab.explain(err)`` is ``explain(err)``."""
-
-    def __call__(self, error: object, verbose: bool = False) -> Diagnosis:
-        return explain(error, verbose=verbose)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

@@ -1,7 +1,7 @@
 """The engine of ``explain``: find every catalogue entry that matches an error, keep the best.
 
 Nothing here knows about any kind of failure; that knowledge is the catalogue's
-(``ice_lab/explain/catalogue/``). The engine
+(``ice_lab/explainer/catalogue/``). The engine
 
 1. reads the error's text the way a person reads a paste (``reading.py``): never raising,
    paste noise removed (line prefixes, colours, box borders, Markdown quotes), Unicode and
