@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Pyodide, for the book's "Explain an error" page (fetched from npm by `make book`)
 PYODIDE := tools/pyodide/node_modules/.package-lock.json
-# Executed outputs must not depend on timing or hash order (see tools/booktools.py).
+# Executed outputs must not depend on timing or hash order (see ice_teach/booktools.py).
 export TQDM_DISABLE := 1
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -105,7 +105,7 @@ test: $(STAMP)
 	@echo "   a temporary folder), under portable kernels: $(PORTABLE_ENV)"
 	@$(call STAGE,4 bare copies under portable kernels,$(call BARE_PASS,,$(DURATIONS)))
 	@echo "== make test, stage 5 of 5: reference/status.json describes every notebook as it is"
-	@$(call STAGE,5 status data current,$(PY) tools/status.py --check)
+	@$(call STAGE,5 status data current,$(PY) -m ice_teach status --check)
 	@echo "== make test: time per stage"; sort $(STAGES)
 	@! grep -q FAILED $(STAGES) || (echo "== make test FAILED"; exit 1)
 
@@ -128,14 +128,14 @@ test-nb: $(STAMP)
 
 # Re-execute notebooks in place to refresh committed outputs (all, or NB=...).
 execute: $(STAMP)
-	$(PY) tools/booktools.py execute $(NB)
+	$(PY) -m ice_teach execute $(NB)
 
 # The oldest torch pyproject.toml accepts and the newest one pip offers: unit tests and every
 # notebook executed (outputs not compared) in a venv each, under .venv-compat/. Slow (GBs
 # of installs), so not part of `make test` or CI.
 COMPAT_TORCH ?= 2.6.0 2.15.0
 test-compat:
-	$(PYTHON) tools/compat.py $(COMPAT_TORCH)
+	$(PYTHON) -m ice_teach compat $(COMPAT_TORCH)
 
 # Colab's runtimes (reference/colab/*.txt, Colab's published package lists): installing
 # ice_lab as the setup cell does must change no package Colab ships; then every chapter,
@@ -145,18 +145,18 @@ test-compat:
 # for one.
 RUNTIME ?=
 test-colab: $(STAMP)
-	$(PY) tools/colab.py $(RUNTIME)
+	$(PY) -m ice_teach colab $(RUNTIME)
 
 # The notebooks that start DataLoader workers or child processes, executed with workers
 # started by spawn only (as on Windows; macOS's default too) and by forkserver (Python
 # 3.14's default on Linux). Writes reference/start-methods.json. Not part of `make test`.
 test-start-methods: $(STAMP)
-	$(PY) tools/start_methods.py
+	$(PY) -m ice_teach start-methods
 
 # Every learner package resolved from wheels for Python 3.11-3.14 on Linux, macOS and
 # Windows (uv; the package index is needed). Writes reference/python-support.json.
 test-python-support: $(STAMP)
-	$(PY) tools/python_support.py
+	$(PY) -m ice_teach python-support
 
 # The book in a browser: every page of _toc.yml in Debian's Chromium (apt-get install
 # chromium) at 1280x900 and 390x844, and one lab run in JupyterLab. Builds or updates
@@ -175,13 +175,13 @@ lab: $(STAMP)
 # for), in the bubblewrap sandbox; UNSANDBOXED=1 grades without it (trusted submissions
 # only). Progress bar on.
 student: $(STAMP)
-	$(PY) tools/student.py
+	$(PY) -m ice_teach student
 
 JOBS ?=
 TIMEOUT ?=
 UNSANDBOXED ?=
 grade: $(STAMP)
-	env -u TQDM_DISABLE $(PY) tools/grade.py $(LAB) $(SUBMISSIONS) $(if $(JOBS),--jobs $(JOBS)) \
+	env -u TQDM_DISABLE $(PY) -m ice_teach grade $(LAB) $(SUBMISSIONS) $(if $(JOBS),--jobs $(JOBS)) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(filter 1,$(UNSANDBOXED)),--no-sandbox)
 
 doctor: $(STAMP)
@@ -199,6 +199,6 @@ publish: book-strict
 	$(VENV)/bin/ghp-import -n -p -f -m "Book built from $$(git rev-parse --short HEAD)" _build/html
 
 # What the status page will say: every notebook's last results, and which notebooks changed
-# since (tools/status.py reads reference/status.json, written by make test).
+# since (ice_teach/status.py reads reference/status.json, written by make test).
 status: $(STAMP)
-	$(PY) tools/status.py
+	$(PY) -m ice_teach status

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +38,9 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ice_teach import booktools, status
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import status  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

@@ -13,27 +13,33 @@ the median (the ratio holds across machines better than the milliseconds do).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ice_lab import explain
 
-from explain_realworld import MESSAGES as FIRST  # noqa: E402
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 
-try:  # the later rounds (a checkout older than a round simply lacks it)
-    from explain_realworld_wrapped import MESSAGES as WRAPPED  # noqa: E402
-except ImportError:
-    WRAPPED = []
-try:
-    from explain_realworld_pasted import MESSAGES as PASTED  # noqa: E402
-except ImportError:
-    PASTED = []
 
+def _messages(name: str) -> list:
+    """MESSAGES of the tests' data module tests/<name>.py, read from its file (a
+    checkout older than a round simply lacks it: no messages)."""
+    path = TESTS / f"{name}.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MESSAGES
+
+
+FIRST = _messages("explain_realworld")
+WRAPPED = _messages("explain_realworld_wrapped")  # the later rounds
+PASTED = _messages("explain_realworld_pasted")
 MESSAGES = FIRST + WRAPPED + PASTED
-
-from ice_lab import explain  # noqa: E402
 
 HARD = {
     "1 MB message": "RuntimeError: " + "x" * 1_000_000 + "\nCUDA error: out of memory",

@@ -7,13 +7,11 @@ from the notebook, never from a second copy.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from student import writefile_cells  # noqa: E402  (the one reader of %%writefile cells)
+from ice_teach.student import writefile_cells  # noqa: E402  (the one reader of %%writefile cells)
 
 
 def write_scripts(notebook: str | Path, folder: Path) -> list[Path]:

@@ -14,14 +14,12 @@ Under xdist, only the controller writes (workers send it their reports).
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import status  # noqa: E402
+from ice_teach import status
 
 
 class StatusRecorder:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import booktools  # noqa: E402
+from ice_teach import booktools
 
 
 def solution(grade_id="ex1-solution", source=None, tags=("hide-input",)):

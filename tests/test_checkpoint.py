@@ -313,7 +313,6 @@ def test_sigkill_mid_save_leaves_previous_checkpoint_intact(tmp_path, phase):
 # --------------------------------------------------------------------------- the harness
 @pytest.mark.kernel
 def test_resume_trials_bit_exact(tmp_path):
-    sys.path.insert(0, str(ROOT / "tools"))
     import resume_trials
 
     reference = resume_trials.reference_run(tmp_path / "reference")

@@ -19,11 +19,11 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.version import Version
 
+from ice_teach import booktools
+from ice_teach.verify import colab
+from ice_teach.verify import start_methods
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import colab  # noqa: E402
-import start_methods  # noqa: E402
 
 RUNTIMES = colab.runtimes()
 
@@ -127,15 +127,15 @@ def test_the_notebooks_that_start_processes_are_found():
 
 @pytest.mark.kernel
 def test_the_bare_runner_runs_each_notebook_with_the_startup_file(tmp_path):
-    """tools/execute_bare.py, as make test-colab and make test-compat start it: from a
+    """ice_teach.verify.bare, as make test-colab and make test-compat start it: from a
     checkout, in a venv's Python, every kernel running the IPython startup file first."""
     import nbformat
 
-    import execute_bare
+    from ice_teach.verify import bare as execute_bare
 
     repo = tmp_path / "repo"
-    shutil.copytree(ROOT / "tools", repo / "tools",
-                    ignore=shutil.ignore_patterns("pyodide", "__pycache__"))
+    shutil.copytree(ROOT / "ice_teach", repo / "ice_teach",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (repo / "labs").mkdir()
     (repo / "book").mkdir()
     cells = {"colab_seen": "import sys\nassert 'google.colab' in sys.modules",

@@ -11,7 +11,6 @@ works in the built book. ``ice_lab.preflight``'s chapter pointers are checked th
 from __future__ import annotations
 
 import re
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,9 +18,9 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
+from ice_teach import booktools
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
 
 PAGES = [Path("book/debugging.ipynb"), Path("labs/lab-capstone.ipynb")]
 # A Markdown link or image target: ](target) — the target has no spaces.

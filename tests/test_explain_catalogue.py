@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,14 @@ import pytest
 from ice_lab.explainer import CATALOGUE, engine, explain
 from ice_lab.explainer.entry import Clues
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tools"))
 
-import explain_realworld  # noqa: E402
-import test_explain  # noqa: E402
-import test_explain_export  # noqa: E402
-from booktools import toc_files  # noqa: E402
+import explain_realworld
+import test_explain
+import test_explain_export
+
+from ice_teach.booktools import toc_files
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _provoked() -> list[BaseException]:

@@ -7,18 +7,15 @@ KNOWN_MISSES with the reason, so that a regression anywhere else fails this test
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from ice_lab.explainer import KINDS, Diagnosis, explain
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from explain_realworld import MESSAGES as ROUNDS_BEFORE  # noqa: E402
-from explain_realworld_pasted import MESSAGES as PASTED  # noqa: E402
-from explain_realworld_wrapped import MESSAGES as WRAPPED  # noqa: E402
+from explain_realworld import MESSAGES as ROUNDS_BEFORE
+from explain_realworld_pasted import MESSAGES as PASTED
+from explain_realworld_wrapped import MESSAGES as WRAPPED
 
 #: every round together; the wrapped round (explain_realworld_wrapped.py) is the shapes
 #: errors come in when another layer (dynamo, a UI, a logger) wraps them; the pasted round

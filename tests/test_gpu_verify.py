@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from ice_teach.verify import gpu as gpu_verify
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import gpu_verify  # noqa: E402
 
 
 def test_every_gpu_only_path_has_a_check():

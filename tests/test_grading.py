@@ -1,14 +1,15 @@
-"""Grading with nbgrader (tools/grade.py and its grade_* modules; book/teachers.md).
+"""Grading with nbgrader (ice_teach.grading: `ice-teach grade`; book/teachers.md).
 
 - `make grade` from a copy of the checkout under /tmp (its venv there too: the old bind
   order hid it), over one submission of each kind a grader must survive, on a tiny lab
   in the labs' format (tests/grading/make_tiny_lab.py: seconds per submission);
-- tools/grade.py from a copy in a folder with spaces outside /tmp, the course there too;
+- `python -m ice_teach grade` from a copy in a folder with spaces outside /tmp, the course
+  there too;
 - two submissions that look for the solutions (relative paths, a walk of the whole
   filesystem) find nothing in the sandbox and score 0, and find them without it;
 - no sandbox: grading stops before it starts, unless asked for, with a banner;
 - one real lab end to end (lab-tensors: the correct answer, the usual wrong one, and the
-  wrong one with the checks replaced from its solution cell, tools/grade_guard.py).
+  wrong one with the checks replaced from its solution cell, ice_teach/grading/guard.py).
 """
 
 from __future__ import annotations
@@ -26,16 +27,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / p) for p in ("tools", "tests/grading", "tests")]
-import grade
-import grade_sandbox
-import grade_summary
-from grading_submissions import make_submissions
-from lab_answers import EXERCISES
+from lab_answers import EXERCISES  # tests/ and tests/grading/: pyproject's pytest pythonpath
 from make_tiny_lab import make_tiny_lab
 
-import student
+from ice_teach import student
+from ice_teach.grading import cli as grade
+from ice_teach.grading import sandbox as grade_sandbox
+from ice_teach.grading import summary as grade_summary
+from ice_teach.grading.adversarial import make_submissions
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytest.importorskip("nbgrader")
 TINY_WRONG = "return x + 2"
@@ -62,7 +63,7 @@ def copy_checkout(dest: Path) -> Path:
     The venv is a real one (`python -m venv`) whose site-packages point at this one's,
     so its interpreter lives under dest, as a teacher's .venv in a fresh clone does."""
     dest.mkdir(parents=True)
-    shutil.copytree(ROOT / "tools", dest / "tools",
+    shutil.copytree(ROOT / "ice_teach", dest / "ice_teach",
                     ignore=shutil.ignore_patterns("__pycache__"))
     for rel in ("Makefile", "pyproject.toml", "constraints/ci.txt"):
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -175,10 +176,9 @@ def test_grading_from_a_folder_with_spaces_outside_tmp():
             shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
         (place / "temp").mkdir()
         done = subprocess.run(
-            [str(checkout / ".venv" / "bin" / "python"),
-             str(checkout / "tools" / "grade.py"),
+            [str(checkout / ".venv" / "bin" / "python"), "-m", "ice_teach", "grade",
              str(lab), str(subs), "--timeout", "10", "--jobs", "2"],
-            cwd=place, env=env_with_scripts(place / "temp"), capture_output=True,
+            cwd=checkout, env=env_with_scripts(place / "temp"), capture_output=True,
             text=True, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "sandboxed (bwrap)" in done.stdout
@@ -203,7 +203,7 @@ def test_no_sandbox_stops_before_grading_unless_asked(tmp_path):
     shutil.copyfile(made["snoop_relative"], subs / "snoop_relative.ipynb")
     env = dict(os.environ, PATH=str(Path(sys.executable).parent))  # python, no bwrap
     assert shutil.which("bwrap", path=env["PATH"]) is None
-    command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(lab), str(subs),
+    command = [sys.executable, "-m", "ice_teach", "grade", str(lab), str(subs),
                "--out", str(tmp_path / "grades"), "--timeout", "10"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert done.returncode != 0
@@ -317,7 +317,7 @@ def test_a_real_lab_end_to_end(tmp_path):
     assert all(float(rows[("wrong", g)]["points"]) == full[g] for g, in_first in checks
                if not in_first), rows
     # Replacing the checks from the solution cell scores nothing on that exercise, its
-    # hidden check included (tools/grade_guard.py), and costs nothing elsewhere.
+    # hidden check included (ice_teach/grading/guard.py), and costs nothing elsewhere.
     assert all(float(rows[("tamper", g)]["points"]) == 0 for g, in_first in checks
                if in_first), rows
     assert all(float(rows[("tamper", g)]["points"]) == full[g] for g, in_first in checks
@@ -325,8 +325,8 @@ def test_a_real_lab_end_to_end(tmp_path):
 
 
 def test_the_guard_reimports_the_labs_checks_before_every_graded_cell():
-    """tools/grade_guard.py: what the lab imports, before every graded cell, and it works."""
-    import grade_guard
+    """ice_teach/grading/guard.py: what the lab imports, before every graded cell, and it works."""
+    from ice_teach.grading import guard as grade_guard
 
     lab = student.booktools.read(ROOT / "labs" / "lab-tensors.ipynb")
     imports = grade_guard.check_imports(lab)

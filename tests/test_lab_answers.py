@@ -30,7 +30,6 @@ worker is free (``tests/schedule_plugin.py``).
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,11 +38,11 @@ import pytest
 
 from lab_answers import EXERCISES, Exercise
 
+from ice_teach import booktools
+from ice_teach import solutions
+from ice_teach import student
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import solutions  # noqa: E402
-import student  # noqa: E402
 
 LABS = sorted({ex.lab for ex in EXERCISES})
 PROBE = "ice_lab_answers"  # cell metadata key of the probe notebook

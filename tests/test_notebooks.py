@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from ice_teach import booktools
+from ice_teach import solutions
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import solutions  # noqa: E402
 
 NOTEBOOKS = booktools.notebooks()
 LABS = [p for p in NOTEBOOKS if p.parts[0] == "labs"]

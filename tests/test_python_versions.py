@@ -7,15 +7,14 @@ package from wheels is tools/python_support.py's record (reference/python-suppor
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from ice_teach import booktools
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
 
 #: Modules gone from the standard library: 3.12 (distutils, imp, asynchat, asyncore,
 #: smtpd) and 3.13 (PEP 594's dead batteries, lib2to3, tkinter.tix).
@@ -55,8 +54,7 @@ def sources() -> list[tuple[str, str]]:
                 if line.lstrip().startswith(("%", "!")) else line
                 for line in cell.source.splitlines())
             found.append((f"{nb_path} cell {i}", code))
-        sys.path.insert(0, str(ROOT / "tools"))
-        import student
+        from ice_teach import student
 
         for rel, text in student.writefile_cells(nb).items():
             found.append((f"{nb_path} {rel}", text))

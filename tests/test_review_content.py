@@ -8,14 +8,13 @@ The review is kept with the project's reviews; each entry names its finding.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from ice_teach import booktools
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
 
 NOTEBOOKS = booktools.notebooks()
 # in reading order (_toc.yml)

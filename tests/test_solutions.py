@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import solutions  # noqa: E402
+from ice_teach import solutions
 
 CELL = "import torch\n\ndef fix(x):\n    # BEGIN SOLUTION\n    y = x.float()\n\n    return y\n    # END SOLUTION\n\nout = fix(1)"
 

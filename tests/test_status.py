@@ -1,23 +1,21 @@
-"""The book's status data (tools/status.py, tests/status_plugin.py): it describes the
+"""The book's status data (ice_teach/status.py, tests/status_plugin.py): it describes the
 committed notebooks, it is merged pass by pass, and the GPU and compat states are read
 from the files those runs leave, never typed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import status_plugin
+
+from ice_teach import booktools, status
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tests"))
-import booktools  # noqa: E402
-import status  # noqa: E402
-import status_plugin  # noqa: E402
 
 GPU_LOG = """GPU: NVIDIA H200, torch 2.14.1+cu130
 PASS  notebook book/numerics.ipynb: executed in 12.0 s
@@ -245,8 +243,9 @@ def test_compat_results_are_read_when_committed(tmp_path):
 @pytest.fixture
 def book_status():
     pytest.importorskip("sphinx", reason="the book extra builds the book")
-    sys.path.insert(0, str(ROOT / "_ext"))
-    import book_status
+    spec = importlib.util.spec_from_file_location("book_status", ROOT / "_ext" / "book_status.py")
+    book_status = importlib.util.module_from_spec(spec)  # Sphinx loads it from _ext/ too
+    spec.loader.exec_module(book_status)
 
     return book_status
 

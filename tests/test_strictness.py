@@ -14,11 +14,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from ice_teach import booktools
+
 pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
 
 
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "sanitize.cfg")]

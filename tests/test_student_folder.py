@@ -3,18 +3,17 @@ up to date with the labs, and free of solution code and hidden tests."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools
-import solutions
+from ice_teach import booktools
+from ice_teach import solutions
 
-import student
+from ice_teach import student
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytest.importorskip("nbgrader",
                     reason="the student editions are nbgrader's: pip install -e '.[teach]'")

@@ -11,18 +11,16 @@ _build/screenshots/.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from helpers import DESKTOP, PHONE, ROOT
+from helpers import DESKTOP, PHONE
 
-sys.path.insert(0, str(ROOT / "tests"))
-from explain_realworld_wrapped import MESSAGES  # noqa: E402
+from explain_realworld_wrapped import MESSAGES  # tests/ (pyproject's pytest pythonpath)
 
-from ice_lab import explain  # noqa: E402
+from ice_lab import explain
 
 PAGE = "book/explain-online.html"
 SOURCES = (  # four kinds, four chapters

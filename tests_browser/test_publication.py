@@ -18,7 +18,6 @@ the status page and the stamp under every chapter's title, all built from data.
 from __future__ import annotations
 
 import re
-import sys
 import tempfile
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -30,9 +29,8 @@ import pytest
 import yaml
 from helpers import DESKTOP, HTML, PHONE, ROOT, serve, toc_files
 
-sys.path.insert(0, str(ROOT / "tools"))
-import booktools  # noqa: E402
-import status  # noqa: E402
+from ice_teach import booktools
+from ice_teach import status
 
 PREFIX = "/tensor-of-ice/"
 PAGES = toc_files()

@@ -37,9 +37,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (str(ROOT), str(ROOT / "tools")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 STEPS = 48
 SAVE_EVERY = 4

@@ -25,10 +25,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import solutions  # noqa: E402
+from ice_teach import solutions
 # Read here by tools and tests that predate tools/solutions.py (to move to solutions.X):
-from solutions import HIDDEN_BEGIN, HIDDEN_END, SOLUTION_BEGIN, SOLUTION_END, STUDENT_STUB  # noqa: E402,F401
+from ice_teach.solutions import HIDDEN_BEGIN, HIDDEN_END, SOLUTION_BEGIN, SOLUTION_END, STUDENT_STUB  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIRS = ("book", "labs")

@@ -25,9 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import execute_bare
+from ice_teach.verify import bare as execute_bare
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # torchvision releases that go with each torch release (torchvision pins its torch).
 # A torch newer than the newest torchvision gets that torchvision without its pin.

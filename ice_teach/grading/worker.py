@@ -1,4 +1,6 @@
-"""One student's grading, in a child process of tools/grade.py (ice_lab.run_isolated).
+"""One student's grading, in a child process of the grading CLI (ice_teach.grading.cli):
+
+    python -m ice_teach.grading.worker <job.json>
 
 The child gets a course directory of its own (a copy of the lab's generated assignment
 and gradebook, with this one submission), runs nbgrader's Python API on it
@@ -15,16 +17,13 @@ import os
 import sys
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
 COURSE_ID = "tensor-of-ice"
 
 
 def nbgrader_config(root: Path, timeout: int, ipc: Path):
     """The nbgrader settings of a grading course (book/teachers.md says why each)."""
-    if str(TOOLS) not in sys.path:
-        sys.path.insert(0, str(TOOLS))
-    from grade_guard import GuardChecks, check_imports, guard_source
-    from grade_kernel import KeepStderr, SurvivingExecute
+    from ice_teach.grading.guard import GuardChecks, check_imports, guard_source
+    from ice_teach.grading.preprocessors import KeepStderr, SurvivingExecute
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,
                                         IgnorePattern, LimitOutput, SaveAutoGrades)
@@ -129,3 +128,7 @@ def grade_one(job_path: str) -> None:
     tmp = out.with_suffix(".part")
     tmp.write_text(json.dumps(result), encoding="utf-8")
     os.replace(tmp, out)
+
+
+if __name__ == "__main__":
+    grade_one(sys.argv[1])

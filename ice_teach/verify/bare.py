@@ -1,15 +1,15 @@
 """Execute every notebook of a checkout, each alone in an empty folder, in another venv.
 
-`make test-compat` (tools/compat.py) and `make test-colab` (tools/colab.py) run this file
-with the Python of the venv under test, from a scratch copy of the repository, so that
-the notebooks' kernels run that venv's packages:
+`make test-compat` (ice_teach.verify.compat) and `make test-colab` (ice_teach.verify.colab)
+run this module with the Python of the venv under test, from a scratch copy of the
+repository, so that the notebooks' kernels run that venv's packages:
 
-    <venv>/bin/python tools/execute_bare.py --jobs 2 [--no-students] [--first export.ipynb]
+    <venv>/bin/python -m ice_teach.verify.bare --jobs 2 [--no-students] [--first export.ipynb]
 
-It prints PASS or FAIL per notebook (tools/gpu_verify.run_notebooks) and ends with
+It prints PASS or FAIL per notebook (ice_teach.verify.gpu.run_notebooks) and ends with
 ``notebooks: N of M ran with no error cell``; ``execute_in`` runs it and reads that back.
 ``ipython_startup`` makes an IPYTHONDIR whose startup file runs in every kernel before the
-first cell (Colab's module, a start method: tools/colab.py, tools/start_methods.py).
+first cell (Colab's module, a start method: ice_teach.verify.colab, .start_methods).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import os
 import subprocess
 from pathlib import Path
 
-import booktools
-import gpu_verify
+from ice_teach import booktools
+from ice_teach.verify import gpu as gpu_verify
 
 SUMMARY = "notebooks:"
 
@@ -35,10 +35,10 @@ def ipython_startup(folder: Path, code: str) -> Path:
 
 def execute_in(python: Path, repo: Path, args: list[str],
                env: dict[str, str] | None = None) -> tuple[str, list[str]]:
-    """Run this file with ``python`` in the checkout ``repo``; return its summary line
-    and its FAIL lines."""
+    """Run this module with ``python`` in the checkout ``repo`` (its own ice_teach, from
+    the working directory); return its summary line and its FAIL lines."""
     out = subprocess.run(
-        [str(python), str(repo / "tools" / "execute_bare.py"), *args], cwd=repo,
+        [str(python), "-m", "ice_teach.verify.bare", *args], cwd=repo,
         capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": str(repo), **(env or {})})
     print(out.stdout[-8000:], out.stderr[-3000:])

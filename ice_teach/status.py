@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import re
-import sys
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -287,8 +286,7 @@ def record(name: str) -> dict[str, Any] | None:
 
 # ----------------------------------------------------------------------- command line
 def _notebooks() -> list[str]:
-    sys.path.insert(0, str(ROOT / "tools"))
-    import booktools
+    from ice_teach import booktools
 
     return [str(p) for p in booktools.notebooks()]
 

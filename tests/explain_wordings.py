@@ -81,8 +81,7 @@ def _provocations() -> list[tuple[str, str, object]]:
     """(name, expected kind, function) for every provocation that runs here."""
     import pytest  # the tests' own skip marks decide what runs on this machine
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    import test_explain
+    import test_explain  # beside this file: on the path when it runs as a script
 
     found = []
     for p in test_explain.PROVOCATIONS:
@@ -108,7 +107,7 @@ def record() -> dict:
 
     import torch
 
-    from ice_lab.explain import explain
+    from ice_lab.explainer import explain
 
     cases = []
     for name, kind, fn in _provocations():

@@ -27,10 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import booktools
+from ice_teach import booktools
 
-TOOLS = Path(__file__).resolve().parent
-ROOT = TOOLS.parent
+PACKAGE = Path(__file__).resolve().parents[1]  # ice_teach/
+ROOT = PACKAGE.parent
 INSTALL = ("bwrap (bubblewrap) is needed to grade safely: `apt-get install bubblewrap` "
            "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora)")
 OPT_OUT = ("or grade trusted submissions without a sandbox: "
@@ -51,12 +51,13 @@ def needed_dirs() -> list[Path]:
     spec = importlib.util.find_spec("ice_lab")
     if spec and spec.submodule_search_locations:
         dirs |= {Path(p) for p in spec.submodule_search_locations}
-    for entry in sys.path:  # site-packages, and what .pth files add
-        if entry and Path(entry).is_dir():
+    here = Path.cwd().resolve()  # on sys.path under `python -m`: the teacher's folder, not needed
+    for entry in sys.path:  # site-packages, and what .pth files add (read, never edited)
+        if entry and Path(entry).is_dir() and Path(entry).resolve() != here:
             dirs.add(Path(entry))
     resolved = {d.resolve() for d in dirs}
-    # Never the repository or the tools (ice_lab is bound on its own), never /.
-    resolved -= {ROOT, TOOLS, Path("/")}
+    # Never the repository or ice_teach (ice_lab is bound on its own), never /.
+    resolved -= {ROOT, PACKAGE, Path("/")}
     return sorted(d for d in resolved
                   if not any(o != d and _inside(d, o) for o in resolved))
 

@@ -30,9 +30,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import colab
+from ice_teach.verify import colab
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "reference" / "python-support.json"
 
 PYTHONS = ("3.11", "3.12", "3.13", "3.14")

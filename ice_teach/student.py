@@ -28,9 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import booktools
-import solutions
+from ice_teach import booktools, solutions
 
 ROOT = booktools.ROOT
 STUDENT_DIR = ROOT / "student"

@@ -22,12 +22,10 @@ from pathlib import Path
 
 import nbformat
 
-TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
-import booktools
-import solutions as regions
+from ice_teach import booktools
+from ice_teach import solutions as regions
 
-import student
+from ice_teach import student
 
 SNOOP_RELATIVE = '''\
 import builtins as _b
@@ -171,6 +169,6 @@ if __name__ == "__main__":
     lab_arg, out_arg, wrong_arg = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     lab_path = Path(lab_arg)
     if not lab_arg.endswith(".ipynb"):
-        lab_path = TOOLS.parent / "labs" / f"{lab_arg}.ipynb"
+        lab_path = booktools.ROOT / "labs" / f"{lab_arg}.ipynb"
     for name, p in make_submissions(lab_path, out_arg, wrong_arg).items():
         print(name, p)

@@ -43,10 +43,10 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-import booktools
-import execute_bare
+from ice_teach import booktools
+from ice_teach.verify import bare as execute_bare
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNTIMES = ROOT / "reference" / "colab"
 RECORD = ROOT / "reference" / "colab.json"
 VENVS = ROOT / ".venv-colab"

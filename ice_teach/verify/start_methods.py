@@ -35,11 +35,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import booktools
-import execute_bare
-import gpu_verify
+from ice_teach import booktools
+from ice_teach.verify import bare as execute_bare
+from ice_teach.verify import gpu as gpu_verify
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 RECORD = ROOT / "reference" / "start-methods.json"
 

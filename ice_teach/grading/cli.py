@@ -56,14 +56,12 @@ from pathlib import Path
 
 import nbformat
 
-TOOLS = Path(__file__).resolve().parent
-ROOT = TOOLS.parent
-sys.path.insert(0, str(TOOLS))
-import booktools
-import grade_sandbox
-import grade_summary
-import grade_worker
-import student
+from ice_teach import booktools, student
+from ice_teach.grading import sandbox as grade_sandbox
+from ice_teach.grading import summary as grade_summary
+from ice_teach.grading import worker as grade_worker
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DEFAULT_TIMEOUT = 120
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -152,13 +150,19 @@ class Course:
     def grade_student(self, student: str,
                       submission: Path) -> tuple[list[Row], Path | None]:
         """Grade one student in a child process; never raises for what they did."""
-        from ice_lab import run_isolated
+        from ice_lab._child import run as run_child  # its process group, killed whole
 
         start = time.monotonic()
         job = self._prepare(student, submission)
-        code = (f"import sys; sys.path.insert(0, {str(TOOLS)!r}); import grade_worker; "
-                f"grade_worker.grade_one({str(job)!r})")
-        outcome = run_isolated(code, timeout=self.bound)
+        try:
+            outcome = run_child([sys.executable, "-m", "ice_teach.grading.worker", str(job)],
+                                timeout=self.bound,
+                                env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        except OSError as err:
+            row = Row(student, "TOTAL", 0, self.max_points, "error",
+                      f"the grading process could not start: {err}"[:400],
+                      round(time.monotonic() - start, 1))
+            return [row], None
         seconds = round(time.monotonic() - start, 1)
         result_path = job.with_name("result.json")
         result = json.loads(result_path.read_text()) if result_path.exists() else {}
@@ -177,11 +181,8 @@ class Course:
         elif "autograde" in result:
             why = "nbgrader could not grade it: " + result["autograde"]["why"]
         else:
-            lines = outcome.stderr.strip().splitlines() or [f"exit {outcome.exitcode}"]
+            lines = outcome.stderr.strip().splitlines() or [f"exit {outcome.returncode}"]
             why = f"the grading process failed: {lines[-1]}"
-            if outcome.exception_type:
-                why = f"the grading process failed: {outcome.exception_type}: " \
-                      f"{outcome.message}"
         row = Row(student, "TOTAL", 0, self.max_points, "error", why[:400], seconds)
         return [row], None
 

@@ -1,0 +1,53 @@
+"""``ice-teach`` (or ``python -m ice_teach``): one command line for the teacher's and the
+maintainer's tools. Each subcommand hands its own arguments to the module that does the
+work (``ice-teach grade --help`` prints that module's help)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand -> (module, what it does, the module's own first argument, if any)
+COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "new": ("ice_teach.booktools", "create a notebook that starts with the setup cell", "new"),
+    "sync-setup": ("ice_teach.booktools", "rewrite every notebook's setup cell and kernelspec",
+                   "sync-setup"),
+    "sync-lab-headers": ("ice_teach.booktools", "refresh the header (Colab button, points, "
+                         "learner time) of every lab, or of the labs named", "sync-lab-headers"),
+    "sync-chapter-headers": ("ice_teach.booktools", "refresh the reading time of every "
+                             "chapter, or of the chapters named", "sync-chapter-headers"),
+    "execute": ("ice_teach.booktools", "execute notebooks in place (all when none is named)",
+                "execute"),
+    "student": ("ice_teach.student", "write the student edition of every lab into student/",
+                None),
+    "grade": ("ice_teach.grading.cli", "grade a folder of submissions with nbgrader", None),
+    "status": ("ice_teach.status", "what the status page will say (--check: is it current)",
+               None),
+    "gpu-verify": ("ice_teach.verify.gpu", "every notebook and the GPU-only checks, on a GPU",
+                   None),
+    "compat": ("ice_teach.verify.compat", "the book on the oldest and newest torch", None),
+    "colab": ("ice_teach.verify.colab", "the book in Colab's runtimes", None),
+    "start-methods": ("ice_teach.verify.start_methods",
+                      "the notebooks with workers under spawn and forkserver", None),
+    "python-support": ("ice_teach.verify.python_support",
+                       "the learner's packages resolved for other Pythons and systems", None),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ice-teach", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (_, what, _) in COMMANDS.items():
+        sub.add_parser(name, help=what, add_help=False)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args, rest = parser.parse_known_args(argv[:1])
+    module, _, first = COMMANDS[args.command]
+    run = importlib.import_module(module).main
+    return run([first, *argv[1:]] if first else argv[1:]) or 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
