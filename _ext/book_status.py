@@ -1,7 +1,7 @@
 """Sphinx extension: the book's status, read at build time from committed data.
 
 Nothing here is typed by hand; everything comes from files that runs wrote
-(tools/status.py describes them):
+(ice_teach/status.py describes them):
 
 - Under the title of every executed chapter and lab, a stamp: "Executed with PyTorch
   2.14.1 on CPU, <date> · GPU: verified <date> | not yet verified", linking the status
@@ -14,7 +14,7 @@ Nothing here is typed by hand; everything comes from files that runs wrote
 - ``{lab-table}``: the landing page's table of labs. Its body is YAML, one entry per lab
   (what it provokes, the kind of ice, what you fix); the part comes from _toc.yml, the
   exercises and points from the lab's nbgrader metadata, the learner-time estimate from
-  the lab itself (tools/booktools.py, ``learner_time``), the execution minutes from the
+  the lab itself (ice_teach/booktools.py, ``learner_time``), the execution minutes from the
   status data.
   A lab of _toc.yml without an entry (or an entry for no lab) is a build warning.
 - ``{notebook-figure}``: a figure a notebook cell made, taken from the cell's executed
@@ -224,7 +224,7 @@ def _table(
     return table
 
 
-#: What the landing table says of its learner-time column (tools/booktools.py, learner_time).
+#: What the landing table says of its learner-time column (ice_teach/booktools.py, learner_time).
 LEARNER_NOTE = (
     f"Learner time is an estimate of a first-time learner's time, reading and exercises: "
     f"the lab's prose at {booktools.WORDS_PER_MINUTE} words a minute, its code at "

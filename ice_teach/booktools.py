@@ -2,13 +2,13 @@
 
 Used by the Makefile (`make execute`), by tests/test_notebooks.py, and by authors:
 
-    python tools/booktools.py new labs/lab-foo.ipynb "Lab: Foo"   # a notebook with the setup cell
-    python tools/booktools.py sync-setup                          # rewrite every setup cell
-    python tools/booktools.py execute book/tensors.ipynb ...      # execute in place
+    ice-teach new labs/lab-foo.ipynb "Lab: Foo"   # a notebook with the setup cell
+    ice-teach sync-setup                          # rewrite every setup cell
+    ice-teach execute book/tensors.ipynb ...      # execute in place
 
 Teacher tooling builds on `exercise_problems` here: the student editions are made by
-nbgrader (tools/student.py), the solution and hidden-test regions are read and written by
-tools/solutions.py.
+nbgrader (ice_teach/student.py), the solution and hidden-test regions are read and written by
+ice_teach/solutions.py.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import nbformat
 import yaml
 
 from ice_teach import solutions
-# Read here by tools and tests that predate tools/solutions.py (to move to solutions.X):
+# Read here by tools and tests that predate ice_teach/solutions.py (to move to solutions.X):
 from ice_teach.solutions import HIDDEN_BEGIN, HIDDEN_END, SOLUTION_BEGIN, SOLUTION_END, STUDENT_STUB  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,9 +9,9 @@ Three committed files under reference/, each written by the run it describes:
   each pass. Written by tests/status_plugin.py when ``ICE_STATUS_FILE`` is set.
 - ``compat.json``: the last `make test-compat`, one row per torch version (schema:
   ``COMPAT_SCHEMA`` below). Absent until it has been run and committed.
-- ``colab.json``: the last `make test-colab` (tools/colab.py), one row per Colab runtime;
-  ``start-methods.json``: the last `make test-start-methods` (tools/start_methods.py);
-  ``python-support.json``: the last `make test-python-support` (tools/python_support.py).
+- ``colab.json``: the last `make test-colab` (ice_teach/verify/colab.py), one row per Colab runtime;
+  ``start-methods.json``: the last `make test-start-methods` (ice_teach/verify/start_methods.py);
+  ``python-support.json``: the last `make test-python-support` (ice_teach/verify/python_support.py).
   Each absent until it has been run and committed.
 - ``gpu-verify-YYYY-MM-DD.log``: the output of ``python tools/gpu_verify.py`` on a GPU,
   saved as is:
@@ -24,8 +24,8 @@ hand. A notebook edited after its last `make test` no longer matches its hash: t
 status page says so, and tests/test_status.py fails until `make test` has run it again
 (or any pytest run with the plugin on: ICE_STATUS_FILE and ICE_STATUS_PASS set).
 
-    python tools/status.py            # the table, and which notebooks changed since
-    python tools/status.py --check    # exit 1 when a notebook is missing or changed
+    ice-teach status            # the table, and which notebooks changed since
+    ice-teach status --check    # exit 1 when a notebook is missing or changed
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ PACKAGES = (
     "nbval",
 )
 
-#: reference/compat.json, as tools/compat.py would write it:
+#: reference/compat.json, as ice_teach/verify/compat.py would write it:
 #: {"date": "YYYY-MM-DD", "versions": [{"torch": "2.6.0", "unit_tests": "1012 passed,
 #:  0 failed", "notebooks": "22 of 22", "failed": ["labs/lab-x.ipynb -> ..."]}, ...]}
 COMPAT_SCHEMA = {"date": str, "versions": list}

@@ -1,7 +1,7 @@
 """Student editions of the labs, made by nbgrader's own release preprocessors.
 
-    python tools/student.py            # write student/<lab>.ipynb for every lab (make student)
-    python tools/student.py --check    # exit 1 if a committed student edition is stale
+    ice-teach student            # write student/<lab>.ipynb for every lab (make student)
+    ice-teach student --check    # exit 1 if a committed student edition is stale
 
 A student edition is the lab with, through nbgrader (the same preprocessors as
 `nbgrader generate_assignment`):

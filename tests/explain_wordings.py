@@ -9,9 +9,9 @@ the exception line). Run for several torches, it merges the records into
 ``reference/explain-wordings.json``, which tests/test_explain_wordings.py reads: explain
 must name the recorded kind for every wording of every version.
 
-    python tools/explain_wordings.py                 # the torches present: .venv and .venv-compat/torch-*
-    python tools/explain_wordings.py 2.6.0 2.14.1    # only these (a venv each, see tools/compat.py)
-    python tools/explain_wordings.py --record OUT    # one record with this interpreter's torch
+    python tests/explain_wordings.py                 # the torches present: .venv and .venv-compat/torch-*
+    python tests/explain_wordings.py 2.6.0 2.14.1    # only these (a venv each, see ice_teach/verify/compat.py)
+    python tests/explain_wordings.py --record OUT    # one record with this interpreter's torch
 
 A version's venv is ``.venv`` when its torch is that version, else
 ``.venv-compat/torch-<version>`` (built by ``make test-compat``, or by hand: a venv with that
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {len(table['cases'])} failures, "
           f"versions {', '.join(table['versions'])}")
     for version in missing:
-        print(f"no venv for torch {version}: build .venv-compat/torch-{version} (see tools/compat.py)",
+        print(f"no venv for torch {version}: build .venv-compat/torch-{version} (see ice_teach/verify/compat.py)",
               file=sys.stderr)
     return 1 if missing else 0
 

@@ -3,7 +3,7 @@
 Active only when ``ICE_STATUS_FILE`` names the data file (reference/status.json), and
 ``ICE_STATUS_PASS`` says which pass this run is ("1": this machine's CPU kernels, "2":
 the portable kernels). For every notebook nbval ran it records the seconds its cells
-took, whether all of them passed, its cell counts and its SHA-256 (tools/status.py
+took, whether all of them passed, its cell counts and its SHA-256 (ice_teach/status.py
 merges it into the file: notebooks this run did not touch keep their earlier entries).
 Under xdist, only the controller writes (workers send it their reports).
 

@@ -1,4 +1,4 @@
-"""Installing ice_lab into Colab's runtimes changes nothing Colab ships (tools/colab.py).
+"""Installing ice_lab into Colab's runtimes changes nothing Colab ships (ice_teach/verify/colab.py).
 
 The runtimes' package lists are committed under reference/colab/. The setup cell of every
 notebook runs ``pip install "ice_lab @ git+..."`` there: pip leaves a preinstalled package

@@ -1,6 +1,6 @@
 """ice_lab.explain on every wording each supported torch printed for the provoked failures.
 
-reference/explain-wordings.json is written by tools/explain_wordings.py: it provokes every
+reference/explain-wordings.json is written by tests/explain_wordings.py: it provokes every
 failure of test_explain.py and test_explain_export.py with each torch the book supports
 (make test-compat's oldest, 2.6.0, and the newest) and records each one's message and the
 paste a learner would make of it. Here, without torch, explain must name the recorded kind

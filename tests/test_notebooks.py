@@ -64,14 +64,14 @@ class TestNotebook:
         first_code = booktools.read(path).cells[0]
         assert first_code.cell_type == "code" and first_code.source == booktools.setup_cell_source(), (
             f"{path}: the first code cell is not the canonical setup cell; "
-            "run `python tools/booktools.py sync-setup`"
+            "run `ice-teach sync-setup`"
         )
         assert first_code.metadata.get("tags") == booktools.SETUP_CELL_TAGS
 
     def test_kernel_is_python3(self, path):
         # JupyterLab writes this kernelspec; any other marks the notebook modified on open.
         assert booktools.read(path).metadata.get("kernelspec") == booktools.KERNELSPEC, (
-            f"{path}: run `python tools/booktools.py sync-setup`"
+            f"{path}: run `ice-teach sync-setup`"
         )
 
     def test_committed_executed_top_to_bottom(self, path):
@@ -159,7 +159,7 @@ class TestNotebook:
         assert not problems, f"{path}:\n" + "\n".join(problems)
 
     def test_student_edition_hides_solutions(self, path):
-        """The edition that ships in student/ (tools/student.py, nbgrader) holds a stub for
+        """The edition that ships in student/ (ice_teach/student.py, nbgrader) holds a stub for
         every solution region and no solution or hidden test; a chapter has none."""
         nb = booktools.read(path)
         regions = sum(len(solutions.regions(c.source)) for c in nb.cells if booktools.is_solution(c))
@@ -253,9 +253,9 @@ def test_chapter_header_states_its_reading_time(path):
     nb = booktools.read(path)
     headers = [i for i, c in enumerate(nb.cells)
                if c.metadata.get("ice_lab") == booktools.CHAPTER_HEADER["ice_lab"]]
-    assert len(headers) == 1, f"{path}: run python tools/booktools.py sync-chapter-headers"
+    assert len(headers) == 1, f"{path}: run ice-teach sync-chapter-headers"
     assert not booktools.sync_chapter_header(nb), (
-        f"{path}: reading time out of date; run python tools/booktools.py sync-chapter-headers")
+        f"{path}: reading time out of date; run ice-teach sync-chapter-headers")
 
 
 def test_reading_time_counts_prose_and_code_but_not_the_setup():

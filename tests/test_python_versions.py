@@ -1,7 +1,7 @@
 """What can be checked of Python 3.12-3.14 without their interpreters (none is on these
 machines; Colab runs 3.13): no standard-library module or API that those releases removed
-is used by ice_lab, the tools or any notebook. Which Pythons resolve every learner
-package from wheels is tools/python_support.py's record (reference/python-support.json).
+is used by ice_lab, ice_teach, the tools or any notebook. Which Pythons resolve every learner
+package from wheels is ice_teach/verify/python_support.py's record (reference/python-support.json).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ REMOVED_ATTRIBUTES = {
 
 def sources() -> list[tuple[str, str]]:
     found = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
-             for folder in ("ice_lab", "tools", "_ext")
+             for folder in ("ice_lab", "ice_teach", "tools", "_ext")
              for p in sorted((ROOT / folder).rglob("*.py")) if "node_modules" not in p.parts]
     for nb_path in booktools.notebooks():
         nb = nbformat.read(ROOT / nb_path, as_version=4)

@@ -1,4 +1,4 @@
-"""tools/solutions.py: the one reader and writer of solution and hidden-test regions."""
+"""ice_teach/solutions.py: the one reader and writer of solution and hidden-test regions."""
 
 from __future__ import annotations
 

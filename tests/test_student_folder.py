@@ -1,4 +1,4 @@
-"""The committed student editions (student/, written by `make student`, tools/student.py):
+"""The committed student editions (student/, written by `make student`, ice_teach/student.py):
 up to date with the labs, and free of solution code and hidden tests."""
 
 from __future__ import annotations
@@ -83,14 +83,14 @@ def test_student_edition_keeps_everything_else():
 
 @pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
 def test_lab_header_is_current_and_its_link_resolves(lab):
-    """The header under a lab's title (python tools/booktools.py sync-lab-headers): the
+    """The header under a lab's title (ice-teach sync-lab-headers): the
     Colab button of its student edition, which must exist, and the lab's points."""
     nb = booktools.read(lab)
     headers = [c for c in nb.cells if c.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]]
     if not headers:
-        pytest.fail(f"{lab} has no header yet: python tools/booktools.py sync-lab-headers")
+        pytest.fail(f"{lab} has no header yet: ice-teach sync-lab-headers")
     assert len(headers) == 1
-    assert not booktools.sync_lab_header(nb, lab), f"{lab}: run python tools/booktools.py sync-lab-headers"
+    assert not booktools.sync_lab_header(nb, lab), f"{lab}: run ice-teach sync-lab-headers"
     prefix = booktools.colab_url("x")[:-1]
     links = [l for l in headers[0].source.split("(") if l.startswith(prefix)]
     assert links, f"{lab}: the header has no Colab link"

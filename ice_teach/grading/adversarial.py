@@ -1,8 +1,8 @@
 """One submission of each kind a grader must survive, made from any lab (tests, demos).
 
-    python tools/grading_submissions.py lab-tiny.ipynb out_dir/ "return x + 2"
+    python -m ice_teach.grading.adversarial lab-tiny.ipynb out_dir/ "return x + 2"
 
-Built from the lab's student edition (tools/student.py); the first exercise is the one
+Built from the lab's student edition (ice_teach/student.py); the first exercise is the one
 the adversarial kinds break, and `wrong` is the body of a usual wrong answer to it (the
 tests take it from tests/lab_answers/). The two snooping kinds look for the solutions,
 the gradebook and other students' work: `snoop_relative` by relative paths from its
@@ -11,7 +11,7 @@ working folder (`../` up to eight times, then nbgrader's `source/`, `release/`,
 filesystem for a notebook or database that names the exercise. Each prints what it
 found and answers right if it found anything, wrong otherwise. `tamper` answers wrong and,
 from the same solution cell, replaces every function of the loaded ``ice_lab.checks``
-modules and the name ``check`` by something that prints a pass (tools/grade_guard.py
+modules and the name ``check`` by something that prints a pass (ice_teach/grading/guard.py
 must undo it before every graded cell).
 """
 

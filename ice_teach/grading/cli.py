@@ -2,13 +2,13 @@
 
     make grade LAB=lab-nan SUBMISSIONS=dir [JOBS=N] [TIMEOUT=s] [UNSANDBOXED=1]
 
-    python tools/grade.py lab-nan submissions/ [--out grades] [--timeout S] [--jobs N]
+    ice-teach grade lab-nan submissions/ [--out grades] [--timeout S] [--jobs N]
                           [--no-sandbox] [--keep]
 
 Every `<student>.ipynb` in the folder is one student's submission (the file's stem is
 the student's id). nbgrader is the grader of record, driven through its Python API
-(tools/grade_worker.py): `generate_assignment` once, then for each student, in a child
-process of its own (ice_lab.run_isolated) and a course directory of its own,
+(ice_teach/grading/worker.py): `generate_assignment` once, then for each student, in a child
+process of its own (`python -m ice_teach.grading.worker JOB`) and a course directory of its own,
 `NbGraderAPI.autograde` restores the locked and hidden check cells from the lab
 (`OverwriteCells`, `add_missing_cells=True`: a check edited to `assert True` or deleted
 counts as the original), runs the notebook and scores it; `generate_feedback` writes the
@@ -28,13 +28,13 @@ and its gradebook.db; students/<id>/: that student's copy of the course, its ker
 sockets).
 It is deleted at the end; --keep keeps it and prints its path.
 
-Surviving students (tools/grade_kernel.py): each cell has --timeout seconds; an infinite
+Surviving students (ice_teach/grading/preprocessors.py): each cell has --timeout seconds; an infinite
 loop is interrupted (status `timeout`), a kernel death scores that exercise 0 (status
 `kernel died`) and grading goes on; a file that is not a notebook gets one row saying
 so; a warning on stderr does not cost a correct answer its points. A child that runs
 past the lab's code cells times the timeout plus five minutes is killed (`error`).
 
-The sandbox (tools/grade_sandbox.py, Linux, bubblewrap) is on by default: when it cannot
+The sandbox (ice_teach/grading/sandbox.py, Linux, bubblewrap) is on by default: when it cannot
 start, grading stops before it begins and says why and what to install. --no-sandbox
 (make grade ... UNSANDBOXED=1) grades without it, after a large banner.
 """

@@ -1,5 +1,5 @@
 """A solution cell cannot grade itself: before every graded cell, the lab's checks are
-imported again from the installed package (an nbgrader preprocessor, tools/grade_worker.py).
+imported again from the installed package (an nbgrader preprocessor, ice_teach/grading/worker.py).
 
 A lab binds its checks with ``from ice_lab.checks import tensors as check`` and each check
 cell calls ``check.<exercise>(...)``. A submission could replace what that call reaches,
@@ -13,7 +13,7 @@ submission). So a check runs as published whatever the cells before it did.
 
 What this does not stop: code that patches the standard library or torch itself, or code
 inside the learner's own function that patches the checks while a check is running; the
-sandbox (tools/grade_sandbox.py) keeps the installed files out of reach.
+sandbox (ice_teach/grading/sandbox.py) keeps the installed files out of reach.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def guard_source(imports: list[tuple[str, str]]) -> str:
     if not imports:
         return ""
     lines = [
-        "# Inserted by the grader: the lab's checks as installed (tools/grade_guard.py).",
+        "# Inserted by the grader: the lab's checks as installed (ice_teach/grading/guard.py).",
         "import importlib as _grader_importlib",
         "import sys as _grader_sys",
         "for _grader_name in [n for n in list(_grader_sys.modules)",

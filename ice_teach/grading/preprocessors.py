@@ -1,6 +1,6 @@
 """nbgrader preprocessors that let `nbgrader autograde` survive what students submit.
 
-tools/grade_worker.py puts them in each grading course's nbgrader configuration, in
+ice_teach/grading/worker.py puts them in each grading course's nbgrader configuration, in
 place of nbgrader's own `Execute`; nbgrader stays the grader of record (it sanitises the
 submission, restores locked cells, executes through these, scores and saves to its
 gradebook).

@@ -1,4 +1,4 @@
-"""The grading sandbox: each submission's kernel under bubblewrap (tools/grade.py).
+"""The grading sandbox: each submission's kernel under bubblewrap (ice_teach/grading/cli.py).
 
 Inside it the filesystem holds only what the kernel needs, read-only (the system's /usr,
 the Python environment, the installed `ice_lab`), an empty /tmp and home, the kernel's
@@ -34,7 +34,7 @@ ROOT = PACKAGE.parent
 INSTALL = ("bwrap (bubblewrap) is needed to grade safely: `apt-get install bubblewrap` "
            "(Debian/Ubuntu), `dnf install bubblewrap` (Fedora)")
 OPT_OUT = ("or grade trusted submissions without a sandbox: "
-           "`make grade ... UNSANDBOXED=1` (tools/grade.py --no-sandbox)")
+           "`make grade ... UNSANDBOXED=1` (ice-teach grade --no-sandbox)")
 
 
 class SandboxError(RuntimeError):

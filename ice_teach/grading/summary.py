@@ -3,7 +3,7 @@
 Per exercise and check: how many graded students passed it, and the failing message
 most students got (the check's hint names the mistake: that is what the class got
 wrong).
-Then the time per submission. Built from the CSV's rows (tools/grade.py).
+Then the time per submission. Built from the CSV's rows (ice_teach/grading/cli.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _time(seconds: float) -> str:
 
 
 def summary(lab: Path, rows: list, jobs: int, wall: float) -> str:
-    """The summary's text; rows: tools/grade.py's Row objects (TOTAL rows included)."""
+    """The summary's text; rows: ice_teach/grading/cli.py's Row objects (TOTAL rows included)."""
     totals = [r for r in rows if r.grade_id == "TOTAL"]
     graded = [t for t in totals if t.status == "graded"]
     states = Counter(t.status for t in totals if t.status != "graded")

@@ -21,9 +21,9 @@ published lists; see reference/colab/README.md for how to refresh them). For eac
    error cell may remain; then ``pip freeze`` again: what the export cells installed may
    add packages, never change one Colab ships.
 
-    python tools/colab.py                     # every runtime under reference/colab/
-    python tools/colab.py 2025.07-gpu --jobs 2
-    python tools/colab.py --check-install     # step 1 only (seconds, offline)
+    ice-teach colab                     # every runtime under reference/colab/
+    ice-teach colab 2025.07-gpu --jobs 2
+    ice-teach colab --check-install     # step 1 only (seconds, offline)
 
 Writes ``reference/colab.json`` (the status page shows it). Slow (a torch install per
 runtime), so not part of `make test` or CI: `make test-colab` runs it.
@@ -134,7 +134,7 @@ def refresh(freeze_file: Path, source: str, name: str, python: str) -> int:
         f"# Colab runtime {name}: the packages it has installed, as name==version.",
         f"# source: {source}",
         f"# python: {python}",
-        f"# taken: {datetime.date.today().isoformat()} (python tools/colab.py --refresh)",
+        f"# taken: {datetime.date.today().isoformat()} (ice-teach colab --refresh)",
     ] + [f"# no version to read, left out: {line}" for line in skipped]
     out = RUNTIMES / f"{name}.txt"
     out.write_text("\n".join(header + lines) + "\n", encoding="utf-8")

@@ -11,7 +11,7 @@ messages). It ends with one table row per version, e.g.
 Each version costs a few GB of disk and several minutes (mostly the install), so CI does
 not run it; run it after changing what a cell does with a version-dependent API.
 
-    python tools/compat.py 2.6.0 2.15.0      # what `make test-compat` runs
+    ice-teach compat 2.6.0 2.15.0      # what `make test-compat` runs
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def write_record(rows: list[tuple[str, str, str, list[str]]], path: Path) -> Non
     record = {
         "date": datetime.date.today().isoformat(),
         "python": sys.version.split()[0],
-        "versions": [  # the schema tools/status.py reads (COMPAT_SCHEMA)
+        "versions": [  # the schema ice_teach/status.py reads (COMPAT_SCHEMA)
             {"torch": actual, "unit_tests": tests, "notebooks": ran, "failed": failed}
             for actual, tests, ran, failed in rows
         ],

@@ -4,6 +4,9 @@
     python tools/gpu_verify.py --skip-notebooks
     python tools/gpu_verify.py --list          # name the checks; runs nothing (works anywhere)
 
+(`ice-teach gpu-verify ...` is the same; tools/gpu_verify.py, the path the GPU procedure
+names, only calls this module.)
+
 The committed notebooks were executed on a CPU: on a GPU their CUDA branches
 (`if torch.cuda.is_available():`, `best_device()`) take the other path, which CI never
 runs. This script executes every notebook in book/ and labs/, and every student edition

@@ -10,7 +10,7 @@ wheel. uv resolves (``uv pip compile --python-version --python-platform``): pip'
 runs on, so it asks for Linux's CUDA wheels on a Mac. A row that resolves says which torch,
 numpy and onnxruntime a learner there gets today; one that does not says why.
 
-    python tools/python_support.py            # writes reference/python-support.json
+    ice-teach python-support            # writes reference/python-support.json
 
 Whether the book then *runs* on that Python is another question: reference/status.json
 (Python 3.11 here) and reference/colab.json answer it for the Pythons that were executed.

@@ -16,9 +16,9 @@ startup file (in a temporary IPYTHONDIR) that sets the method before the first c
 Outputs are not compared (a start method changes what some cells print, e.g. the name of the
 method); a notebook passes when no cell ended in an error.
 
-    python tools/start_methods.py                 # both methods, every such notebook
-    python tools/start_methods.py spawn-only --jobs 2
-    python tools/start_methods.py --list          # which notebooks, and why
+    ice-teach start-methods                 # both methods, every such notebook
+    ice-teach start-methods spawn-only --jobs 2
+    ice-teach start-methods --list          # which notebooks, and why
 
 Writes ``reference/start-methods.json`` (the status page shows it). `make test-start-methods`
 runs it; it is not part of `make test`.
