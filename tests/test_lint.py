@@ -51,8 +51,9 @@ def test_every_rule_has_a_positive_a_near_miss_and_an_idiom():
 
 
 def test_every_message_names_a_chapter_of_the_book():
-    for code, (text, chapter) in RULES.items():
-        notebook = chapter.split(",")[0]
+    for code, rule in RULES.items():
+        assert rule.code == code
+        notebook = rule.chapter.split(",")[0]
         assert (ROOT / f"{notebook}.ipynb").exists(), f"{code} points to {notebook}"
     finding = lint_file(CASES / "ice102_positive.py")[0]
     assert "(see book/numerics, " in finding.message

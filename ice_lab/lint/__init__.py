@@ -34,6 +34,10 @@ through assignments, parameters, returns and calls within the file or notebook, 
 helper called ``get_loss`` that loops over a loader is an evaluation, and a softmax built
 in a factory reaches the ``CrossEntropyLoss`` passed to a training function.
 ``ice-lab lint --format sarif`` writes the findings as SARIF 2.1.0 for a CI's code view.
+
+Each rule is written once, beside its check: ``@rule("ICE101", "what goes wrong",
+"book/page, 'Section'")`` (:mod:`ice_lab.lint.rulebook`); :data:`RULES` (code -> rule) is
+collected from the ``rules_*`` modules, and the CLI, the SARIF log and flake8 read it.
 """
 
 from __future__ import annotations

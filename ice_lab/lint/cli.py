@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
         prog="ice-lab lint",
         description="Find the ice in training scripts and notebooks before they run.",
         epilog="Silence one line with '# noqa: ICE101'. Codes: " + ", ".join(
-            f"{code} {text}" for code, (text, _) in RULES.items()),
+            f"{code} {rule.summary}" for code, rule in RULES.items()),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help=".py files, .ipynb notebooks or folders holding them")

@@ -12,47 +12,32 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
+from . import rules_eval, rules_loop, rules_numeric, rules_order, rules_setup
 from ._ast import Source
 from ._cells import blank_ipython_lines
+from .rulebook import SYNTAX, Rule
 
 __all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
            "lint_source", "notebook_cells", "iter_files"]
 
-#: Every rule: its code, what goes wrong, and the chapter that shows it.
-RULES: dict[str, tuple[str, str]] = {
-    "ICE100": ("not valid Python: nothing else in it was checked", "book/debugging"),
-    "ICE101": ("a loss accumulated without .item() keeps every batch's graph alive",
-               "book/devices, 'The leak: total_loss += loss'"),
-    "ICE102": ("softmax before cross_entropy, which applies log_softmax itself",
-               "book/numerics, 'log(softmax) vs log_softmax + nll_loss'"),
-    "ICE103": ("gradients are not zeroed between steps",
-               "book/training, 'The order: zero_grad, backward, step'"),
-    "ICE104": ("evaluation in training mode or with autograd on",
-               "book/training, 'train() and eval()'"),
-    "ICE105": ("the device is hard-coded", "book/devices, 'One device, chosen once'"),
-    "ICE106": ("an unsafe or fragile checkpoint", "book/checkpoints, 'Loading safely'"),
-    "ICE107": ("an epoch scheduler stepped per batch, or without its metric",
-               "book/schedules, 'Learning-rate schedulers'"),
-    "ICE108": ("log or division of a value that can be zero",
-               "book/numerics, 'Division by a zero standard deviation'"),
-    "ICE109": ("an in-place change to a tensor autograd saved for backward",
-               "book/autograd, 'In-place operations that break backward'"),
-    "ICE110": ("a validation or test DataLoader with shuffle=True",
-               "book/datasets, 'A validation loader with shuffle=True'"),
-    "ICE111": ("a Dataset copied into every worker: its own generator, or a change "
-               "made after the workers started",
-               "book/datasets, 'A Dataset that holds its own random generator'"),
-    "ICE112": ("nll_loss given logits or probabilities, or log_softmax of a softmax",
-               "book/numerics, 'log(softmax) vs log_softmax + nll_loss'"),
-    "ICE113": ("training resumed after eval() without train()",
-               "book/training, 'train() and eval()'"),
-    "ICE114": ("a checkpoint call given the wrong thing (the state_dict method, a path)",
-               "book/checkpoints, 'A checkpoint is a dict'"),
-    "ICE115": ("zero_grad() inside a gradient-accumulation window",
-               "book/training, 'Gradient accumulation'"),
-}
+
+def _collect() -> dict[str, Rule]:
+    """ICE100, then every :class:`Rule` the ``rules_*`` modules define, in code order."""
+    found = [SYNTAX]
+    for module in (rules_eval, rules_loop, rules_numeric, rules_order, rules_setup):
+        found += [v for v in vars(module).values() if isinstance(v, Rule) and v not in found]
+    codes = [r.code for r in found]
+    duplicated = sorted({code for code in codes if codes.count(code) > 1})
+    if duplicated:
+        raise RuntimeError(f"two lint rules share the code(s) {duplicated}")
+    return {r.code: r for r in sorted(found, key=lambda r: r.code)}
+
+
+#: Every rule by its code (ICE100 first). Each carries its code, what goes wrong and the
+#: chapter that shows it, written once as ``@rule(...)`` above its check.
+RULES: dict[str, Rule] = _collect()
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
                   re.IGNORECASE)
@@ -99,21 +84,6 @@ class LintReport:
         printer.text(str(self))
 
 
-Rule = Callable[[Source], Iterable[tuple[ast.AST, str, str]]]
-
-
-def _rules() -> list[Rule]:
-    from . import rules_eval, rules_loop, rules_numeric, rules_order, rules_setup
-
-    return [*rules_loop.RULES, *rules_eval.RULES, *rules_numeric.RULES, *rules_setup.RULES,
-            *rules_order.RULES]
-
-
-def message(code: str, detail: str) -> str:
-    """``detail`` then the chapter: every message says what goes wrong and where to read."""
-    return f"{detail} (see {RULES[code][1]})"
-
-
 def check_tree(tree: ast.Module, folder: Path | None = None) -> list[tuple[int, int, str, str]]:
     """Every finding in a parsed tree as ``(line, col, code, message)``, sorted
     (book/debugging.ipynb).
@@ -128,16 +98,18 @@ def check_tree(tree: ast.Module, folder: Path | None = None) -> list[tuple[int, 
         attach_siblings(src, folder)
     seen: set[tuple[int, int, str]] = set()
     found = []
-    for rule in _rules():
+    for rule in RULES.values():
+        if rule.check is None:
+            continue
         try:
-            results = list(rule(src))
+            results = list(rule.check(src))
         except RecursionError:  # a pathologically deep expression: skip this rule
             continue
-        for node, code, detail in results:
-            key = (node.lineno, node.col_offset, code)
+        for node, detail in results:
+            key = (node.lineno, node.col_offset, rule.code)
             if key not in seen:
                 seen.add(key)
-                found.append((node.lineno, node.col_offset, code, message(code, detail)))
+                found.append((node.lineno, node.col_offset, rule.code, rule.message(detail)))
     return sorted(found)
 
 
@@ -184,12 +156,12 @@ def _lint_cells(cells: list[tuple[int | None, str]], path: str,
             if cell is None:
                 line = error.lineno or 1
                 col = error.offset or 1
-                return _keep([Finding(path, line, col, "ICE100", message(
-                    "ICE100", f"not valid Python ({error.msg})"))], text.splitlines(),
+                return _keep([Finding(path, line, col, SYNTAX.code, SYNTAX.message(
+                    f"not valid Python ({error.msg})"))], text.splitlines(),
                     select, ignore)
-            skipped.append(Finding(path, error.lineno or 1, error.offset or 1, "ICE100",
-                                   message("ICE100", f"not valid Python ({error.msg}): "
-                                           "this cell was skipped"), cell))
+            skipped.append(Finding(path, error.lineno or 1, error.offset or 1, SYNTAX.code,
+                                   SYNTAX.message(f"not valid Python ({error.msg}): "
+                                                  "this cell was skipped"), cell))
             text = "\n" * text.count("\n")
         lines = text.split("\n")
         where.extend((cell, i + 1) for i in range(len(lines)))

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
 
 from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Source, dotted,
                    grad_off_call, is_const, line_order, tail, walk)
 from .flow import Flow, flow_of
 from .rules_loop import is_backward, is_optimizer_step
+from .rulebook import Found, rule
 
-Found = Iterator[tuple[ast.AST, str, str]]
 MODE_LAYERS = re.compile(r"(?i)dropout|batchnorm|instancenorm")
 MODEL_CALL = re.compile(r"(?i)^(model|net|network|cnn|mlp|classifier|\w*model|\w*net)$")
 
@@ -112,6 +111,8 @@ def _has_modes(src: Source) -> bool:
     return False
 
 
+@rule("ICE104", "evaluation in training mode or with autograd on",
+      "book/training, 'train() and eval()'")
 def ice104(src: Source) -> Found:
     tests = {"pytest", "unittest"} & src.imports
     modes = _has_modes(src)
@@ -134,13 +135,13 @@ def ice104(src: Source) -> Found:
         if modes and not _sets_eval(func):
             covered = any(_sets_eval(s) for s in scopes) if sites else _sets_eval(src.tree)
             if not covered:
-                yield func, "ICE104", (f"{func.name}() runs the model without "
+                yield func, (f"{func.name}() runs the model without "
                                        "model.eval(): dropout and BatchNorm stay in "
                                        "training mode")
         if not _turns_grad_off(func) and not src.grad_off(func):
             if not any(src.grad_off(s) or _turns_grad_off(sc) and not _trains(sc)
                        for s, sc in zip(sites, scopes)):
-                yield loops[0], "ICE104", (
+                yield loops[0], (
                     f"{func.name}() runs the model with autograd on: wrap it in "
                     "torch.no_grad() (or inference_mode())")
     yield from _eval_blocks(src, modes, flow, judged)
@@ -169,14 +170,11 @@ def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
         last = line_order(before)[-1] if before else None
         if modes and (last is None or tail(last) == "train" and not (
                 last.args and is_const(last.args[0], False))):
-            yield loop, "ICE104", ("a validation loop without model.eval(): dropout and "
+            yield loop, ("a validation loop without model.eval(): dropout and "
                                    "BatchNorm stay in training mode")
         if not all(src.grad_off(m) for m in models):
-            yield loop.body[0], "ICE104", ("a validation loop with autograd on: wrap it in "
+            yield loop.body[0], ("a validation loop with autograd on: wrap it in "
                                            "torch.no_grad() (or inference_mode())")
-
-
-RULES = [ice104]
 
 
 def _train_switch(func: ast.AST) -> tuple[str, int] | None:
@@ -237,5 +235,5 @@ def _flagged_runs(src: Source, modes: bool, flow: Flow) -> Found:
                 ("with autograd on (wrap the call in torch.no_grad())",
                  not handles_grad and not src.grad_off(site))) if bad]
             if wrong:
-                yield site, "ICE104", (f"{func.name}() evaluates here, its training switch "
+                yield site, (f"{func.name}() evaluates here, its training switch "
                                        f"off, {' and '.join(wrong)}")

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
 
 from ._ast import (EVAL_FUNCTION, FUNCTIONS, LOOPS, Source, dotted, is_const, line_order,
-                   receiver, tail, walk)
+                   receiver, tail)
+from .rulebook import Found, rule
 
 COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
-Found = Iterator[tuple[ast.AST, str, str]]
 
 LOSS_CALL = re.compile(r"(?i)(loss|criterion|cross_entropy|kl_div)")
 NOT_OPTIMIZER = re.compile(r"(?i)sched|lr|warm|env|ema|swa|bar|timer|prof|writer|meter|"
@@ -81,6 +80,8 @@ def is_zeroing(node: ast.AST, helpers: set[str]) -> bool:
 # --------------------------------------------------------------------------- ICE103
 
 
+@rule("ICE103", "gradients are not zeroed between steps",
+      "book/training, 'The order: zero_grad, backward, step'")
 def ice103(src: Source) -> Found:
     helpers = zeroing_helpers(src)
     for loop in src.nodes:
@@ -97,7 +98,7 @@ def ice103(src: Source) -> Found:
             continue  # the innermost loop with both is the one to judge
         zeros = [n for n in nodes if is_zeroing(n, helpers)]
         if not zeros:
-            yield loop, "ICE103", ("backward() and step() in this loop but no zero_grad(): "
+            yield loop, ("backward() and step() in this loop but no zero_grad(): "
                                    "each step adds the gradients of every batch before it")
             continue
         yield from _zero_between(backs, zeros, steps)
@@ -121,7 +122,7 @@ def _step_functions(src: Source, helpers: set[str]) -> Found:
             loop = next((up for up in src.ancestors(site) if isinstance(up, LOOPS + COMPS)),
                         None)
             if loop is not None and not any(is_zeroing(n, helpers) for n in src.inside(loop)):
-                yield backs[0], "ICE103", (f"{func.name}() calls backward() and step() but "
+                yield backs[0], (f"{func.name}() calls backward() and step() but "
                                            "never zero_grad(), and runs in a loop: each "
                                            "step adds the gradients of every batch before it")
                 break
@@ -139,7 +140,7 @@ def _zero_between(backs: list, zeros: list, steps: list) -> Found:
             if later in backs:
                 break
             if later in steps and receiver(later) == receiver(node):
-                yield node, "ICE103", ("zero_grad() between backward() and step(): the "
+                yield node, ("zero_grad() between backward() and step(): the "
                                        "step sees zeros and the model does not learn")
                 break
 
@@ -244,6 +245,8 @@ def _names(node: ast.AST) -> set[str]:
     return {dotted(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
 
 
+@rule("ICE101", "a loss accumulated without .item() keeps every batch's graph alive",
+      "book/devices, 'The leak: total_loss += loss'")
 def ice101(src: Source) -> Found:
     cache: dict[ast.AST, set[str]] = {}
     for node in src.nodes:
@@ -268,7 +271,7 @@ def ice101(src: Source) -> Found:
                 scope.name)) and not _callers_only_read(src, scope):
             continue  # the caller may backpropagate it
         how = "append" if isinstance(node, ast.Call) else "+="
-        yield node, "ICE101", (f"{acc} {how} a loss that still holds its graph: keep "
+        yield node, (f"{acc} {how} a loss that still holds its graph: keep "
                                f".item() (or .detach()) so each batch's graph is freed")
 
 
@@ -317,6 +320,8 @@ def _per_iteration(call: ast.Call) -> bool:
     return any(v >= 1000 or 0.999 <= v < 1 for v in numbers)
 
 
+@rule("ICE107", "an epoch scheduler stepped per batch, or without its metric",
+      "book/schedules, 'Learning-rate schedulers'")
 def ice107(src: Source) -> Found:
     schedulers = {}
     for name, values in src.bindings.items():
@@ -335,7 +340,7 @@ def ice107(src: Source) -> Found:
             continue
         if tail(made) == "ReduceLROnPlateau":
             if not node.args and not node.keywords:
-                yield node, "ICE107", ("ReduceLROnPlateau.step() without the metric it "
+                yield node, ("ReduceLROnPlateau.step() without the metric it "
                                        "watches: pass the validation loss")
             continue
         loops = src.loops_around(node)
@@ -349,7 +354,7 @@ def ice107(src: Source) -> Found:
         batchy = len(loops) > 1 or re.search(r"(?i)loader|batch|data|dl\b|tqdm",
                                             ast.unparse(getattr(loop, "iter", loop)))
         if batchy and any(is_backward(n) for n in src.inside(loop)):
-            yield node, "ICE107", (f"{tail(made)} counts epochs but is stepped once per "
+            yield node, (f"{tail(made)} counts epochs but is stepped once per "
                                    "batch: its learning rate decays len(loader) times "
                                    "too fast")
 
@@ -361,6 +366,3 @@ def _between(src: Source, node: ast.AST, top: ast.AST) -> list[ast.AST]:
             break
         found.append(up)
     return found
-
-
-RULES = [ice101, ice103, ice107]

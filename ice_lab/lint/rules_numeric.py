@@ -8,12 +8,11 @@ Taught in the Numerics and Autograd chapters.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
 
-from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail, walk
+from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail
 from .flow import flow_of
+from .rulebook import Found, rule
 
-Found = Iterator[tuple[ast.AST, str, str]]
 
 SOFTMAX = {"softmax": "softmax", "log_softmax": "log_softmax", "Softmax": "softmax",
            "LogSoftmax": "log_softmax", "Sigmoid": "sigmoid"}
@@ -99,6 +98,8 @@ def _cross_entropy_names(src: Source) -> set[str]:
     return names
 
 
+@rule("ICE102", "softmax before cross_entropy, which applies log_softmax itself",
+      "book/numerics, 'log(softmax) vs log_softmax + nll_loss'")
 def ice102(src: Source) -> Found:
     kinds = softmax_classes(src)
     ce_names = _cross_entropy_names(src)
@@ -120,11 +121,11 @@ def ice102(src: Source) -> Found:
             kind = {"probs": "softmax", "logprobs": "log_softmax"}.get(
                 next(iter(flow.kinds(first))), "")
         if kind == "softmax":
-            yield node, "ICE102", ("cross_entropy receives softmax probabilities and applies "
+            yield node, ("cross_entropy receives softmax probabilities and applies "
                                    "log_softmax again: the loss is squashed and learning "
                                    "stalls; pass the logits")
         elif kind == "log_softmax":
-            yield node, "ICE102", ("cross_entropy receives log_softmax output and applies "
+            yield node, ("cross_entropy receives log_softmax output and applies "
                                    "it again: pass the logits, or use nll_loss")
 
 
@@ -176,6 +177,8 @@ def _mends(node: ast.AST, name: str) -> bool:
     return False
 
 
+@rule("ICE108", "log or division of a value that can be zero",
+      "book/numerics, 'Division by a zero standard deviation'")
 def ice108(src: Source) -> Found:
     kinds = softmax_classes(src)
     for node in src.nodes:
@@ -191,15 +194,15 @@ def ice108(src: Source) -> Found:
             if not kind and flow_of(src).kinds(arg) == {"probs"}:
                 kind = "softmax"  # probabilities that arrive as a parameter or a return
             if kind == "softmax":
-                yield node, "ICE108", ("log(softmax(x)) turns a probability that underflows "
+                yield node, ("log(softmax(x)) turns a probability that underflows "
                                        "to 0 into -inf: use log_softmax")
             elif kind == "sigmoid":
-                yield node, "ICE108", ("log of a sigmoid output, which reaches 0 (or 1): "
+                yield node, ("log of a sigmoid output, which reaches 0 (or 1): "
                                        "-inf; use F.logsigmoid or BCEWithLogitsLoss")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             what = _can_be_zero(src, node.right, src.scope(node))
             if what:
-                yield node, "ICE108", (f"division by {what}, which is 0 for a constant (or "
+                yield node, (f"division by {what}, which is 0 for a constant (or "
                                        "empty) input: clamp it or add an eps")
 
 
@@ -229,6 +232,8 @@ def _last_layer(bound: ast.AST) -> str | None:
     return None
 
 
+@rule("ICE109", "an in-place change to a tensor autograd saved for backward",
+      "book/autograd, 'In-place operations that break backward'")
 def ice109(src: Source) -> Found:
     for func in src.nodes:
         if isinstance(func, FUNCTIONS) and func.name == "forward":
@@ -260,7 +265,7 @@ def _forward_in_place(src: Source, func: ast.AST) -> Found:
             value = _last_binding(src, value.id, func, value.lineno - 1)
         op = _saves_output(src, value) if value is not None else ""
         if op:
-            yield node, "ICE109", (f"in-place change to {name}, the output of {op}, which "
+            yield node, (f"in-place change to {name}, the output of {op}, which "
                                    "backward needs: write name = name + ... instead")
 
 
@@ -271,7 +276,7 @@ def _sequential(call: ast.Call) -> Found:
         if not (isinstance(before, ast.Call) and isinstance(layer, ast.Call)):
             continue
         if tail(before) in SAVES_OUTPUT and is_const(keyword(layer, "inplace"), True):
-            yield layer, "ICE109", (f"{tail(layer)}(inplace=True) right after "
+            yield layer, (f"{tail(layer)}(inplace=True) right after "
                                     f"{tail(before)}, whose output backward needs: drop "
                                     "inplace=True")
 
@@ -288,6 +293,8 @@ def _is_nll(flow, node: ast.Call) -> bool:  # noqa: ANN001
     return isinstance(func, (ast.Name, ast.Attribute)) and flow.only(func, "lossfn:nll")
 
 
+@rule("ICE112", "nll_loss given logits or probabilities, or log_softmax of a softmax",
+      "book/numerics, 'log(softmax) vs log_softmax + nll_loss'")
 def ice112(src: Source) -> Found:
     """nll_loss fed logits or probabilities; log_softmax of a softmax (book/numerics)."""
     flow = flow_of(src)
@@ -300,16 +307,13 @@ def ice112(src: Source) -> Found:
         if first is None:
             continue
         if tail(node) == "log_softmax" and flow.only(first, "probs"):
-            yield node, "ICE112", ("log_softmax of a softmax output: the log-probabilities "
+            yield node, ("log_softmax of a softmax output: the log-probabilities "
                                    "are squashed; apply log_softmax to the logits")
         elif tail(node) != "log_softmax" and _is_nll(flow, node):
             got = flow.kinds(first)
             if got == {"logits"}:
-                yield node, "ICE112", ("nll_loss on raw logits: it expects log-probabilities "
+                yield node, ("nll_loss on raw logits: it expects log-probabilities "
                                        "(log_softmax first), or use cross_entropy")
             elif got == {"probs"}:
-                yield node, "ICE112", ("nll_loss on softmax probabilities: it expects "
+                yield node, ("nll_loss on softmax probabilities: it expects "
                                        "log-probabilities; use log_softmax")
-
-
-RULES = [ice102, ice108, ice109, ice112]

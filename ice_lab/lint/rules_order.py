@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
 
 from ._ast import LOOPS, Source, dotted, is_const, receiver, tail, walk
 from .flow import Flow, flow_of
 from .rules_loop import is_backward, is_optimizer_step, is_zeroing, zeroing_helpers
+from .rulebook import Found, rule
 
-Found = Iterator[tuple[ast.AST, str, str]]
 OTHER_MODELS = re.compile(r"(?i)teacher|ema|target|frozen|reference|ref_|clip|judge")
 
 
@@ -76,6 +75,8 @@ def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.AST | None:
 # --------------------------------------------------------------------------- ICE113
 
 
+@rule("ICE113", "training resumed after eval() without train()",
+      "book/training, 'train() and eval()'")
 def ice113(src: Source) -> Found:
     """A loop that trains and evaluates, and never puts the model back in train mode."""
     if not any(tail(c) == "eval" and not c.args or c.args and is_const(c.args[0], False)
@@ -89,7 +90,7 @@ def ice113(src: Source) -> Found:
             continue
         site = _first_eval_site(flow, loop)
         if site is not None:
-            yield site, "ICE113", (
+            yield site, (
                 "this leaves the model in eval mode and nothing in the loop calls "
                 "model.train(): from the second pass on it trains without dropout and "
                 "with frozen BatchNorm statistics")
@@ -112,7 +113,7 @@ def _cells_in_order(src: Source, flow: Flow) -> Found:
             continue
         if evaluated is not None and isinstance(stmt, LOOPS) and _trains(flow, stmt) and \
                 not _sets(flow, stmt, "eval"):
-            yield stmt, "ICE113", (
+            yield stmt, (
                 f"this trains after {ast.unparse(evaluated.value)} (line "
                 f"{evaluated.lineno}) with no model.train() between: dropout and "
                 "BatchNorm stay in eval mode")
@@ -129,6 +130,8 @@ def _is_window(test: ast.AST) -> bool:
                for n in ast.walk(test)) or bool(re.search(r"(?i)accum", text))
 
 
+@rule("ICE115", "zero_grad() inside a gradient-accumulation window",
+      "book/training, 'Gradient accumulation'")
 def ice115(src: Source) -> Found:
     """zero_grad() every micro-batch while step() waits for N of them."""
     helpers = zeroing_helpers(src)
@@ -146,11 +149,8 @@ def ice115(src: Source) -> Found:
         for n in direct:
             if isinstance(n, ast.Call) and is_zeroing(n, helpers):
                 stepped = [m for w in windows for m in walk(w) if is_optimizer_step(m)]
-                yield n, "ICE115", (
+                yield n, (
                     f"{dotted(n.func)}() runs every micro-batch but "
                     f"{dotted(stepped[0].func)}() only every few: the step sees only the "
                     "last micro-batch's gradient; zero after the step, inside the if")
                 break
-
-
-RULES = [ice113, ice115]

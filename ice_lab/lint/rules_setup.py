@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
 
 from ._ast import (EVAL_WORDS, FUNCTIONS, Source, dotted, has_kwargs, is_const, keyword,
-                   receiver, tail, walk)
+                   receiver, tail)
 from .flow import Flow, flow_of
+from .rulebook import Found, rule
 
-Found = Iterator[tuple[ast.AST, str, str]]
 
 CUDA_TEXT = re.compile(r"^cuda(:\d+)?$")
 CREATORS = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye", "linspace",
@@ -65,6 +64,8 @@ def _hard_coded(node: ast.AST) -> bool:
     return False
 
 
+@rule("ICE105", "the device is hard-coded",
+      "book/devices, 'One device, chosen once'")
 def ice105(src: Source) -> Found:
     if not _needs_cuda(src):
         checks = _checks(src)
@@ -75,10 +76,10 @@ def ice105(src: Source) -> Found:
                     continue
                 where = "outside the is_available() check" if checks else (
                     "with no torch.cuda.is_available() check")
-                yield node, "ICE105", (f"CUDA hard-coded {where}: the script fails on a "
+                yield node, (f"CUDA hard-coded {where}: the script fails on a "
                                        "machine without a GPU")
             elif _uncalled_check(src, node):
-                yield node, "ICE105", ("torch.cuda.is_available without (): a function is "
+                yield node, ("torch.cuda.is_available without (): a function is "
                                        "always true, so this always picks CUDA; call it")
     for cls in src.nodes:
         if isinstance(cls, ast.ClassDef) and not any(NOT_MODULE.search(dotted(b))
@@ -161,11 +162,13 @@ def _created_in_forward(src: Source, func: ast.AST) -> Found:
         if isinstance(up, ast.Assign) and any(dotted(t) in moved_names for t in up.targets):
             continue
         where = "forward" if func.name == "forward" else f"{func.name}(), which forward calls,"
-        yield node, "ICE105", (f"torch.{tail(node)}() in {where} without device=: it is "
+        yield node, (f"torch.{tail(node)}() in {where} without device=: it is "
                                "made on the CPU even when the model runs on a GPU; pass "
                                "device=x.device or use *_like(x)")
 
 
+@rule("ICE106", "an unsafe or fragile checkpoint",
+      "book/checkpoints, 'Loading safely'")
 def ice106(src: Source) -> Found:
     for node in src.nodes:
         if not isinstance(node, ast.Call):
@@ -173,17 +176,19 @@ def ice106(src: Source) -> Found:
         name = dotted(node.func)
         if name in {"torch.load", "th.load"} and keyword(node, "weights_only") is None:
             if not has_kwargs(node):
-                yield node, "ICE106", ("torch.load without weights_only=: before torch 2.6 "
+                yield node, ("torch.load without weights_only=: before torch 2.6 "
                                        "it unpickles (runs) anything in the file; say "
                                        "weights_only=True")
         elif name in {"torch.save", "th.save"} and node.args:
             first = node.args[0]
             if isinstance(first, (ast.Name, ast.Attribute)) and _is_module(src, first):
-                yield node, "ICE106", (f"torch.save({dotted(first)}) pickles the whole "
+                yield node, (f"torch.save({dotted(first)}) pickles the whole "
                                        "module, tied to this code's classes: save "
                                        "its state_dict()")
 
 
+@rule("ICE114", "a checkpoint call given the wrong thing (the state_dict method, a path)",
+      "book/checkpoints, 'A checkpoint is a dict'")
 def ice114(src: Source) -> Found:
     """``torch.save(model.state_dict, ...)`` (the method, not the dict it returns) and
     ``load_state_dict('file.pt')`` (a path where a dict belongs) (book/checkpoints)."""
@@ -191,10 +196,10 @@ def ice114(src: Source) -> Found:
         first = node.args[0] if node.args else None
         if tail(node) == "save" and dotted(node.func) in {"torch.save", "th.save"}:
             if isinstance(first, ast.Attribute) and first.attr == "state_dict":
-                yield node, "ICE114", (f"torch.save({dotted(first)}) saves the method, not "
+                yield node, (f"torch.save({dotted(first)}) saves the method, not "
                                        "the weights: call it, state_dict()")
         elif tail(node) == "load_state_dict" and first is not None and _is_path(src, first):
-            yield node, "ICE114", ("load_state_dict() given a path: it wants the dict; "
+            yield node, ("load_state_dict() given a path: it wants the dict; "
                                    "load_state_dict(torch.load(path, weights_only=True))")
 
 
@@ -223,6 +228,8 @@ def _is_module(src: Source, expr: ast.AST) -> bool:
     return True
 
 
+@rule("ICE110", "a validation or test DataLoader with shuffle=True",
+      "book/datasets, 'A validation loader with shuffle=True'")
 def ice110(src: Source) -> Found:
     for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
@@ -242,7 +249,7 @@ def ice110(src: Source) -> Found:
             texts += [ast.unparse(k) for k, v in zip(up.keys, up.values) if v is node and k]
         text = " ".join(texts)
         if EVAL_WORDS.search(text) and "train" not in text.lower():
-            yield node, "ICE110", ("a validation/test DataLoader with shuffle=True: the "
+            yield node, ("a validation/test DataLoader with shuffle=True: the "
                                    "batches change every pass and predictions no longer "
                                    "line up with the samples")
 
@@ -284,6 +291,9 @@ def _updated_to_shuffle(src: Source, name: str, call: ast.Call) -> bool:
     return False
 
 
+@rule("ICE111", "a Dataset copied into every worker: its own generator, or a change made "
+      "after the workers started",
+      "book/datasets, 'A Dataset that holds its own random generator'")
 def ice111(src: Source) -> Found:
     yield from _stale_worker_copies(src)
     holders = _generator_holders(src)
@@ -301,7 +311,7 @@ def ice111(src: Source) -> Found:
         made = _class_made(src, data)
         if made not in holders:
             continue
-        yield node, "ICE111", (f"{made} draws augmentations from its own generator, "
+        yield node, (f"{made} draws augmentations from its own generator, "
                                "copied into every worker: the workers repeat each other; "
                                "reseed it in a worker_init_fn")
 
@@ -329,7 +339,7 @@ def _stale_worker_copies(src: Source) -> Found:
                     node.target] if isinstance(node, ast.AugAssign) else []
                 if any(isinstance(t, ast.Attribute) and dotted(t.value) == dataset
                        for t in targets):
-                    yield node, "ICE111", (
+                    yield node, (
                         f"{dataset} changed in the main process while persistent workers "
                         "iterate it: each worker keeps the copy it made at the start and "
                         "never sees the change; pass it through the sampler, or drop "
@@ -376,6 +386,3 @@ def _generator_holders(src: Source) -> set[str]:
             if used and not reset:
                 found.add(cls.name)
     return found
-
-
-RULES = [ice105, ice106, ice110, ice111, ice114]

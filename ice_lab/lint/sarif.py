@@ -32,7 +32,7 @@ def _uri(path: str) -> str:
 
 
 def _rule(code: str) -> dict:
-    text, chapter = RULES[code]
+    text, chapter = RULES[code].summary, RULES[code].chapter
     notebook, _, section = chapter.partition(", ")
     return {
         "id": code,
