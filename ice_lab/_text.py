@@ -35,8 +35,9 @@ __all__ = [
 #: in a notebook output; longer lines end in "…").
 QUOTE_LIMIT = 300
 
-# Terminal colour codes (PyTorch's torch.load message contains some): dropped when quoting.
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+#: Terminal escape sequences (colours, cursor moves; PyTorch's torch.load message contains
+#: some): dropped when quoting, and by the explainer when it reads a paste.
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def first_line(error_or_text: BaseException | str | None, limit: int = QUOTE_LIMIT) -> str:
@@ -51,7 +52,7 @@ def first_line(error_or_text: BaseException | str | None, limit: int = QUOTE_LIM
     if error_or_text is None:
         return ""
     text = error_or_text if isinstance(error_or_text, str) else str(error_or_text)
-    line = next((ln.strip() for ln in _ANSI_ESCAPE.sub("", text).splitlines() if ln.strip()), "")
+    line = next((ln.strip() for ln in ANSI_ESCAPE.sub("", text).splitlines() if ln.strip()), "")
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return line

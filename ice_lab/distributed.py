@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _child
+from . import _child, _prefixes
 from ._text import Report, check_int, check_number
 
 __all__ = ["TorchrunResult", "torchrun"]
@@ -79,7 +79,7 @@ def _clean(text: str, cwd: Path) -> str:
     ]:
         text = text.replace(folder, name)
     text = re.sub(r"<tmp>/(?:[^\s/\"']+/)*", "<tmp>/", text)  # keep the file name
-    text = re.sub(r"^([IWEF])\d{4} [\d:.]+ \d+ ", r"\1 ", text, flags=re.M)  # log stamps
+    text = _prefixes.GLOG_LINE_STAMP.sub(r"\1 ", text)  # log stamps
     text = re.sub(r"(time\s+: ).*", r"\1<time>", text)
     text = re.sub(r"(host\s+: ).*", r"\1<host>", text)
     text = re.sub(r"(pid:? |process |PID )\d+", r"\1<pid>", text, flags=re.I)

@@ -6,7 +6,7 @@
 * ``cap_gpu_memory(gib)`` caps this process's share of a real GPU, so a real CUDA OOM
   comes in seconds on a large card.
 
-Both can also be imported from ``ice_lab.memory`` and from ``ice_lab``. Taught in the
+Both can also be imported from ``ice_lab``. Taught in the
 Devices chapter (``book/devices.ipynb``); shown on the toolkit page (``book/toolkit.ipynb``).
 """
 

@@ -1,5 +1,4 @@
-"""Where did memory go? A simulated budget and a per-step trace (and, re-exported from
-``ice_lab.gpu_memory``, a dry-run peak and a GPU cap).
+"""Where did memory go? A simulated budget and a per-step trace.
 
 * ``MemoryBudget(limit)`` counts the bytes of tensor storage allocated inside a ``with``
   block — forward, backward, optimizer — credits them back when the storage is freed, and
@@ -7,8 +6,8 @@
   pass the limit. So OOM lessons run on a laptop with no GPU.
 * ``memory_trace()`` records memory once per training step (CUDA's own figures on a GPU,
   the budget's on CPU), fits the growth per step and plots it: a leak is a slope.
-* ``estimate_peak`` and ``cap_gpu_memory`` answer "will it fit on the GPU?"; they live in
-  ``ice_lab.gpu_memory`` and can be imported from here too.
+* ``estimate_peak`` and ``cap_gpu_memory`` answer "will it fit on the GPU?": they are
+  ``ice_lab.gpu_memory``'s (imported from there or from ``ice_lab``), not this module's.
 * ``memory_limit``, ``traced`` and ``peak_bytes`` run the same code under a limit, a trace
   or a peak measurement on a CPU (a budget) and on a GPU (CUDA's allocator).
 

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from .. import _prefixes
+
 __all__ = ["LogError", "find_errors", "root_cause"]
 
 #: How many lines of one traceback are kept (a recursion error prints thousands).
@@ -28,8 +30,8 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?")
 _ERROR_WORD = re.compile(r"(?:Error|Exception|!!!)(?=[:!( ]|$)", re.MULTILINE)
 _EXCEPTION_LINE = re.compile(
     r"(?:^|[\s>:\]-])(?:[A-Za-z_][\w.]*(?:Error|Exception)(?:: |:$| \()|!!! Exception)")
-_RANK = re.compile(r"\[(?:rank|default)(\d+)\]:")
-_NEW_RECORD = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:|[EWIF]\d{4} \d\d:\d\d|\[(?:rank|default)\d+\]:")
+_RANK = _prefixes.RANK_PREFIX
+_NEW_RECORD = _prefixes.NEW_RECORD
 _REPORT = re.compile(r"ChildFailedError:?[ \t]*\r?\n=+")
 _ROOT_RANK = re.compile(r"Root Cause \(first observed failure\):.{0,400}?\brank\s*:\s*(\d+)", re.DOTALL)
 _EXIT_RANK = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+)")
@@ -47,6 +49,10 @@ class LogError:
         rank: the rank that printed it (``[rank1]:``), or None.
         launcher: True for torchrun's own report (``ChildFailedError``), which only says
             that a rank failed.
+        offset: where in the log's text it starts (a character index), 0 for a traceback
+            quoted by torchrun's report.
+        complete: False for a traceback cut before its exception line (the log ended, or
+            the block reached ``BLOCK_LINES``); :func:`root_cause` prefers complete ones.
     """
 
     text: str
@@ -54,7 +60,7 @@ class LogError:
     rank: Optional[int] = None
     launcher: bool = False
     offset: int = 0
-    complete: bool = True  # False: a traceback cut before its exception line
+    complete: bool = True
 
 
 def _line_bounds(text: str, pos: int) -> tuple[int, int]:
@@ -68,9 +74,10 @@ def _rank_of(prefix: str) -> Optional[int]:
     return int(found.group(1)) if found else None
 
 
-def _traceback_block(text: str, start: int, prefix: str) -> tuple[str, int]:
+def _traceback_block(text: str, start: int, prefix: str) -> tuple[str, int, bool]:
     """The traceback starting at ``start``: its lines (a rank's only, when ranks interleave)
-    up to the end of the exception message; returns (text, end offset)."""
+    up to the end of the exception message; returns (text, end offset, complete: whether
+    the exception line was reached)."""
     rank_prefix = _RANK.search(prefix)
     keep = rank_prefix.group(0) if rank_prefix else None
     lines: list[str] = []
@@ -141,7 +148,8 @@ def find_errors(text: str) -> list[LogError]:
             block = _RANK.sub("", line, count=1).strip()
             covered[rank], complete = end, True
         launcher = pos >= report_at or "ChildFailedError" in block
-        found.append(LogError(block, 0, rank, launcher, start, complete))
+        found.append(LogError(text=block, line=0, rank=rank, launcher=launcher, offset=start,
+                              complete=complete))
     _number_lines(text, found)
     return found
 
@@ -176,7 +184,8 @@ def root_cause(text: str, errors: list[LogError]) -> tuple[Optional[LogError], O
         if quoted:
             block = "\n".join(line[2:] if line.startswith("  ") else line
                               for line in quoted[0].splitlines())
-            return LogError(block.strip(), text[: text.find("Root Cause")].count("\n") + 1, rank), rank
+            at = text.find("Root Cause")
+            return LogError(text=block.strip(), line=text[:at].count("\n") + 1, rank=rank), rank
     if own:
         return own[-1], rank
     return (errors[-1] if errors else None), rank

@@ -30,6 +30,9 @@ import re
 import unicodedata
 from typing import Optional
 
+from .. import _prefixes
+from .._text import ANSI_ESCAPE
+
 __all__ = ["safe_text", "clean", "unbox", "quoted_errors", "final_exception", "windows",
            "rejoined", "frame_names", "words", "MATCH_WINDOW", "REJOIN_LIMIT"]
 
@@ -40,20 +43,18 @@ MATCH_WINDOW = 20_000
 #: each joined window is one more pass of every pattern).
 REJOIN_LIMIT = 10_000
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: What loggers, launchers, UIs and test runners put before every line of a paste. Each
 #: alternative is one shape of prefix, not one tool's words; several may follow each other.
 _LINE_PREFIXES = re.compile(
-    r"^(?:"
-    r"\[(?:rank|default)\d+\]:[ \t]?"  # torchrun's per-rank prefix
-    r"|E {2,}(?=\S)|E\t"  # pytest's failure lines
-    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
-    r"(?:\s*[-|]\s*[\w.]+)*?\s*[-|:]\s?"  # "2024-09-15 22:50:34,519 - root - ERROR - "
-    r"|[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]{1,200}\] (?:\[[\d/]+\] )?"  # glog / c10
-    r"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]*:"  # logging.basicConfig
-    r"|\[[\w.-]{1,40}\]:? "  # "[ignite]: ", "[INFO] "
-    r"|> ?(?!>)|\*\*\* |- \*\*[\w ]+:\*\* "  # Markdown quotes, lists and bold labels
-    r")+",
+    "^(?:" + "|".join([
+        _prefixes.RANK + r"[ \t]?",  # torchrun's per-rank prefix
+        r"E {2,}(?=\S)|E\t",  # pytest's failure lines
+        _prefixes.TIMESTAMP + r"(?:\s*[-|]\s*[\w.]+)*?\s*[-|:]\s?",  # "2024-09-15 22:50:34,519 - root - ERROR - "
+        _prefixes.GLOG_STAMP + r"[^\]\n]{1,200}\] (?:\[[\d/]+\] )?",  # glog / c10
+        r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]*:",  # logging.basicConfig
+        r"\[[\w.-]{1,40}\]:? ",  # "[ignite]: ", "[INFO] "
+        r"> ?(?!>)|\*\*\* |- \*\*[\w ]+:\*\* ",  # Markdown quotes, lists and bold labels
+    ]) + ")+",
     re.MULTILINE,
 )
 #: Punctuation that varies around the same identifiers: curly quotes, backticks, C++
@@ -149,7 +150,7 @@ def clean(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = unbox(text)
-    text = _LINE_PREFIXES.sub("", _ANSI.sub("", text))
+    text = _LINE_PREFIXES.sub("", ANSI_ESCAPE.sub("", text))
     text = html.unescape(text) if "&" in text else text
     text = text.translate(_PUNCTUATION)
     if "c10" in text:

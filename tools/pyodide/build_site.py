@@ -3,8 +3,8 @@
 * Pyodide, from this folder's ``node_modules`` (``npm ci --prefix tools/pyodide`` fetches
   the version pinned in ``package-lock.json`` from the npm registry; nothing of it is
   committed), into ``_build/html/_static/pyodide/``;
-* the real ``ice_lab.explainer`` source (with the two modules it imports,
-  ``ice_lab/__init__.py`` and ``ice_lab/_text.py``) as ``_static/ice_lab_explain.zip``,
+* the real ``ice_lab.explainer`` source (with the three modules it imports,
+  ``ice_lab/__init__.py``, ``ice_lab/_text.py`` and ``ice_lab/_prefixes.py``) as ``_static/ice_lab_explain.zip``,
   which the page unpacks into Pyodide's file system and imports.
 
     python tools/pyodide/build_site.py [_build/html]
@@ -27,7 +27,7 @@ FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zi
 def package_files() -> list[Path]:
     """The sources the page runs: ice_lab.explainer and what it imports, nothing else."""
     package = ROOT / "ice_lab"
-    files = [package / "__init__.py", package / "_text.py"]
+    files = [package / "__init__.py", package / "_text.py", package / "_prefixes.py"]
     files += sorted(p for p in (package / "explainer").rglob("*.py") if "__pycache__" not in p.parts)
     return files
 
