@@ -173,16 +173,19 @@ lab: $(STAMP)
 # and grading a folder of submissions: make grade LAB=lab-nan SUBMISSIONS=dir, JOBS=N at
 # once (default: the cores), TIMEOUT=seconds per cell (default 120, or what the lab asks
 # for), in the bubblewrap sandbox; UNSANDBOXED=1 grades without it (trusted submissions
-# only). Progress bar on.
+# only); CANVAS_ROSTER=export.csv: Canvas's gradebook export, for the Canvas CSV. Progress
+# bar on.
 student: $(STAMP)
 	$(PY) -m ice_teach student
 
 JOBS ?=
 TIMEOUT ?=
 UNSANDBOXED ?=
+CANVAS_ROSTER ?=
 grade: $(STAMP)
 	env -u TQDM_DISABLE $(PY) -m ice_teach grade $(LAB) $(SUBMISSIONS) $(if $(JOBS),--jobs $(JOBS)) \
-		$(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(filter 1,$(UNSANDBOXED)),--no-sandbox)
+		$(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(filter 1,$(UNSANDBOXED)),--no-sandbox) \
+		$(if $(CANVAS_ROSTER),--canvas-roster $(CANVAS_ROSTER))
 
 doctor: $(STAMP)
 	$(PY) -m ice_lab doctor

@@ -20,7 +20,11 @@ feedback. Whether a student was graded is nbgrader's return value, not its log.
 Out: grades/<lab>.csv, one row per student and graded cell
 (student,grade_id,points,max_points,status,message,seconds) and a TOTAL row per student
 (seconds: how long that student's grading took); grades/<lab>-summary.txt, what a
-teacher reads first (tools/grade_summary.py); grades/<lab>/<student>.html, the feedback.
+teacher reads first (ice_teach/grading/summary.py), and -summary.html, the same as a page
+(report_html.py); grades/<lab>/<student>.html, nbgrader's feedback (the graded notebook),
+and <student>.md, each check's points and hint (feedback.py); grades/<lab>-canvas.csv and
+grades/<lab>-moodle.csv, the grades in the Canvas and Moodle gradebook import formats
+(export.py; --canvas-roster: Canvas's gradebook export, to use its ids and assignment).
 
 Where things live: a throw-away directory made with tempfile.mkdtemp, named
 `ice-grade-<lab>-*` in the system's temp folder (template/: the generated assignment
@@ -57,6 +61,9 @@ from pathlib import Path
 import nbformat
 
 from ice_teach import booktools, student
+from ice_teach.grading import export as grade_export
+from ice_teach.grading import feedback as grade_feedback
+from ice_teach.grading import report_html
 from ice_teach.grading import sandbox as grade_sandbox
 from ice_teach.grading import summary as grade_summary
 from ice_teach.grading import worker as grade_worker
@@ -94,6 +101,7 @@ class Course:
                  threads: int = 1):
         self.lab, self.name, self.timeout, self.prefix = lab, lab.stem, timeout, prefix
         self.work, self.threads = work, threads
+        self.said: dict[str, dict[str, str]] = {}  # {student: {grade_id: its message}}
         self.template = self.work / "template"
         source = self.template / "source" / self.name
         source.mkdir(parents=True)
@@ -167,6 +175,7 @@ class Course:
         result_path = job.with_name("result.json")
         result = json.loads(result_path.read_text()) if result_path.exists() else {}
         feedback = Path(result["feedback"]) if result.get("feedback") else None
+        self.said[student] = result.get("said") or {}
         if result.get("rows"):
             rows = [Row(student, *r) for r in result["rows"]]
             total = sum(r.points for r in rows)
@@ -251,9 +260,10 @@ def cell_timeout(lab: Path, asked: int | None) -> int:
 
 def grade(lab: Path, submissions: Path, out: Path, timeout: int | None = None,
           keep: bool = False, jobs: int | None = None,
-          sandbox: bool = True) -> list[Row]:
+          sandbox: bool = True, canvas_roster: Path | None = None) -> list[Row]:
     """Grade every .ipynb in `submissions`; write the CSV, summary and feedback.
-    ``timeout``: seconds per cell (None: 120, or more where the lab asks for more)."""
+    ``timeout``: seconds per cell (None: 120, or more where the lab asks for more);
+    ``canvas_roster``: Canvas's gradebook export, to fill the Canvas CSV (export.py)."""
     timeout = cell_timeout(lab, timeout)
     files = sorted(submissions.glob("*.ipynb"))
     if not files:
@@ -278,7 +288,7 @@ def grade(lab: Path, submissions: Path, out: Path, timeout: int | None = None,
             print(grade_sandbox.banner("--no-sandbox (UNSANDBOXED=1) was asked for"),
                   file=sys.stderr, flush=True)
         course = Course(lab, timeout, work, prefix, threads)
-        return _grade_all(course, files, out, jobs, sandbox)
+        return _grade_all(course, files, out, jobs, sandbox, canvas_roster)
     finally:
         if keep:
             print(f"Kept the course directory: {work}")
@@ -287,7 +297,7 @@ def grade(lab: Path, submissions: Path, out: Path, timeout: int | None = None,
 
 
 def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
-               sandbox: bool) -> list[Row]:
+               sandbox: bool, canvas_roster: Path | None = None) -> list[Row]:
     how = "sandboxed (bwrap)" if sandbox else "NOT SANDBOXED"
     print(f"Grading {len(files)} submission(s) of {course.lab.name}, "
           f"{course.timeout} s per cell, {jobs} at a time, {how}", flush=True)
@@ -339,9 +349,25 @@ def _grade_all(course: Course, files: list[Path], out: Path, jobs: int,
     text = grade_summary.summary(course.lab, rows, jobs=jobs, wall=wall)
     (out / f"{course.name}-summary.txt").write_text(text + "\n", encoding="utf-8")
     print(text)
-    print(f"Wrote {out / f'{course.name}.csv'}, {course.name}-summary.txt and the "
-          f"feedback in {feedback_dir}/")
+    _hand_outs(course, rows, out, text, canvas_roster)
+    print(f"Wrote {out / f'{course.name}.csv'}, {course.name}-summary.txt and .html, "
+          f"{course.name}-canvas.csv and -moodle.csv, and the feedback in "
+          f"{feedback_dir}/ (<student>.md and .html)")
     return rows
+
+
+def _hand_outs(course: Course, rows: list[Row], out: Path, text: str,
+               canvas_roster: Path | None) -> None:
+    """Each student's feedback (.md), the LMS CSVs and the class page."""
+    grade_feedback.write_all(out / course.name, course.lab, rows, course.said)
+    _, unknown = grade_export.write_all(out, course.name, rows, canvas_roster)
+    if unknown:
+        print(f"Warning: {len(unknown)} student(s) not in the Canvas roster "
+              f"{canvas_roster}, written with their file name as SIS Login ID: "
+              f"{', '.join(unknown)}", file=sys.stderr, flush=True)
+    head = text.split("\n\n")[0]
+    page = report_html.page(course.lab, rows, head, course.said, feedback=course.name)
+    (out / f"{course.name}-summary.html").write_text(page, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -360,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the sandbox (trusted submissions only)")
     parser.add_argument("--keep", action="store_true", help="keep the course directory")
+    parser.add_argument("--canvas-roster", type=Path, default=None,
+                        help="Canvas's gradebook export (CSV): the Canvas CSV then uses "
+                             "its students' ids, sections and the lab's assignment column")
     args = parser.parse_args(argv)
     if args.timeout is not None and args.timeout < 1:
         parser.error(f"--timeout must be 1 second or more, got {args.timeout}")
@@ -368,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder of submissions")
     grade(resolve_lab(args.lab), args.submissions.resolve(), args.out.resolve(),
-          args.timeout, args.keep, args.jobs, sandbox=not args.no_sandbox)
+          args.timeout, args.keep, args.jobs, sandbox=not args.no_sandbox,
+          canvas_roster=args.canvas_roster)
     return 0
 
 

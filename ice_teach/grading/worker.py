@@ -120,6 +120,11 @@ def grade_one(job_path: str) -> None:
     graded = root / "autograded" / student / lab / f"{lab}.ipynb"
     if graded.exists():
         result["rows"] = rows(root, lab, student)
+        import nbformat
+
+        from ice_teach.grading.feedback import outputs
+
+        result["said"] = outputs(nbformat.read(graded, as_version=4))  # whole hints
         fb = api.generate_feedback(lab, student, force=True)
         html = root / "feedback" / student / lab / f"{lab}.html"
         result["feedback"] = str(html) if fb.get("success") and html.exists() else None
