@@ -43,9 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, (_, what, _) in COMMANDS.items():
         sub.add_parser(name, help=what, add_help=False)
     argv = sys.argv[1:] if argv is None else list(argv)
-    args, rest = parser.parse_known_args(argv[:1])
+    args = parser.parse_args(argv[:1])
     module, _, first = COMMANDS[args.command]
     run = importlib.import_module(module).main
+    # what the module's usage line shows (booktools' own parser adds the command's name)
+    sys.argv[0] = "ice-teach" if first else f"ice-teach {args.command}"
     return run([first, *argv[1:]] if first else argv[1:]) or 0
 
 

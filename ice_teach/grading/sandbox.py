@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -115,16 +116,12 @@ def bwrap_prefix(secrets: list[Path], rw: list[Path] = (),
     return cmd
 
 
-def quote(arg: str) -> str:
-    return "'" + str(arg).replace("'", "'\\''") + "'"
-
-
 def write_launcher(path: Path, prefix: list[str] | None) -> None:
     """kernel.sh: the kernel in the sandbox (prefix) or, with prefix None, without one.
 
     It binds the folder the kernel starts in (the submission's) writable, with every
     notebook in it replaced by an empty file, and the connection file read-only."""
-    kernel = f'{quote(sys.executable)} -m ipykernel_launcher -f "$conn"'
+    kernel = f'{shlex.quote(sys.executable)} -m ipykernel_launcher -f "$conn"'
     lines = ["#!/bin/sh", 'conn="$1"']
     if prefix is None:
         lines.append(f"exec {kernel}")
@@ -135,7 +132,7 @@ def write_launcher(path: Path, prefix: list[str] | None) -> None:
             'for f in "$here"/*.ipynb; do',
             '  if [ -e "$f" ]; then set -- "$@" --ro-bind /dev/null "$f"; fi',
             "done",
-            f"exec {' '.join(quote(a) for a in prefix)} \\",
+            f"exec {shlex.join(prefix)} \\",
             f'  "$@" --ro-bind "$conn" "$conn" --chdir "$here" {kernel}',
         ]
     path.write_text("\n".join(lines) + "\n")
