@@ -148,6 +148,15 @@ def test_make_grade_from_a_checkout_under_tmp(tmp_path):
         assert "14 submissions, 11 graded, 3 invalid" in summary
         assert "check_double" in summary and "2/11" in summary
         assert "double(3) is not 6" in summary  # the most common failing hint
+        # what a teacher hands out: feedback, the LMS CSVs, the class page
+        wrong = (grades / "lab-tiny" / "wrong.md").read_text()
+        assert "double(3) is not 6: multiply by 2, do not add 2" in wrong
+        with open(grades / "lab-tiny-canvas.csv", newline="", encoding="utf-8") as f:
+            canvas = {r["SIS Login ID"]: r["lab-tiny"] for r in csv.DictReader(f)}
+        assert canvas["correct"] == "5" and canvas["wrong"] == "2"
+        assert canvas["not_json"] == "0" and len(canvas) == 13  # not "bad name!"
+        assert (grades / "lab-tiny-moodle.csv").exists()
+        assert "2/11 (18%)" in (grades / "lab-tiny-summary.html").read_text()
     finally:
         shutil.rmtree(place, ignore_errors=True)
 

@@ -360,7 +360,8 @@ def _hand_outs(course: Course, rows: list[Row], out: Path, text: str,
                canvas_roster: Path | None) -> None:
     """Each student's feedback (.md), the LMS CSVs and the class page."""
     grade_feedback.write_all(out / course.name, course.lab, rows, course.said)
-    _, unknown = grade_export.write_all(out, course.name, rows, canvas_roster)
+    usable = [r for r in rows if STUDENT_ID.match(r.student)]  # ids an LMS can match
+    _, unknown = grade_export.write_all(out, course.name, usable, canvas_roster)
     if unknown:
         print(f"Warning: {len(unknown)} student(s) not in the Canvas roster "
               f"{canvas_roster}, written with their file name as SIS Login ID: "

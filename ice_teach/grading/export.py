@@ -3,7 +3,8 @@
 One grade per student: the TOTAL row's points of the grading CSV. A submission that is
 not a notebook (status ``invalid``) scores 0, as in that CSV; a student whose grading
 failed (status ``error``: the grader's trouble, not the student's) is left empty, so the
-LMS keeps what it has until you grade that file by hand.
+LMS keeps what it has until you grade that file by hand. (The grading command leaves out
+files whose name is not a usable student id.)
 
 **Canvas** (Grades → Import, a CSV file). The documented columns, in the order of
 Canvas's own gradebook export (columns A to E, then the assignments): ``Student``,
