@@ -86,7 +86,7 @@ class _Tracker:
                 continue  # a view of, or in-place write into, storage allocated before
             self._grow(nbytes, t.device)  # raises over the limit: the new storage is then never counted
             self.sizes[key] = nbytes
-            self._refs[key] = weakref.ref(s, lambda _, key=key: self._freed(key))
+            self._refs[key] = weakref.ref(s, lambda _, key=key: self._freed(key))  # type: ignore[misc]
 
 
 def _input_storages(args: Any, kwargs: Any) -> set[int]:

@@ -88,9 +88,9 @@ def check_int(name: str, value: Any, minimum: int, *, maximum: int | None = None
             f"{name} must be a whole number (an int such as {max(minimum, 1)}), "
             f"got {type(value).__name__} {value!r}."
         )
-    if value < minimum:
+    if int(value) < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}.")
-    if maximum is not None and value > maximum:
+    if maximum is not None and int(value) > maximum:
         raise ValueError(f"{name} must be at most {maximum}, got {value}.")
     return int(value)
 

@@ -106,12 +106,11 @@ class export_warnings:
         self._redirect.__enter__()
         return self.caught
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         self._redirect.__exit__(*exc)
         self.caught.stderr = self._stderr.getvalue()
         for logger, handlers, propagate in self._saved:
             logger.handlers = handlers
             logger.propagate = propagate
         self._warnings.__exit__(*exc)
-        return False
 

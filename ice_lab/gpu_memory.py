@@ -49,9 +49,10 @@ def _meta_copy(model: nn.Module, optimizer: torch.optim.Optimizer | None) -> tup
     memo: dict[int, Any] = {}
     existing: list[torch.Tensor] = []
     for p in list(model.parameters()) + list(model.buffers()):
-        if id(p) in memo or isinstance(p, nn.parameter.UninitializedTensorMixin):
+        if id(p) in memo or isinstance(p, nn.parameter.UninitializedTensorMixin):  # type: ignore[attr-defined]
             continue
         existing.append(p)
+        twin: torch.Tensor
         if isinstance(p, nn.Parameter):
             twin = nn.Parameter(_meta_like(p), requires_grad=p.requires_grad)
             if p.grad is not None:
@@ -71,7 +72,7 @@ def _meta_copy(model: nn.Module, optimizer: torch.optim.Optimizer | None) -> tup
         try:
             twin_opt = type(optimizer)(groups, **optimizer.defaults)
         except TypeError:  # an optimizer whose defaults are not all constructor arguments
-            twin_opt = type(optimizer)(groups)
+            twin_opt = type(optimizer)(groups)  # type: ignore[call-arg]
         for p, state in optimizer.state.items():
             if id(p) not in memo:
                 continue

@@ -110,10 +110,10 @@ def _unpack(batch: Any, where: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _model_device(model: nn.Module) -> torch.device:
-    for tensor in model.parameters():
-        return tensor.device
-    for tensor in model.buffers():
-        return tensor.device
+    for parameter in model.parameters():
+        return parameter.device
+    for buffer in model.buffers():
+        return buffer.device
     return torch.device("cpu")
 
 

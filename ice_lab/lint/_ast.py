@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Sequence, cast
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -108,12 +108,12 @@ class Source:
     bindings: dict[str, list[ast.expr]] = field(default_factory=dict)
     functions: dict[str, list[ast.AST]] = field(default_factory=dict)
     imports: set[str] = field(default_factory=set)
+    _inside: dict[ast.AST, list[ast.AST]] = field(default_factory=dict, repr=False)
+    _typed: dict[tuple, list[ast.AST]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def parse(cls, tree: ast.Module) -> "Source":
         src = cls(tree)
-        src._inside: dict[ast.AST, list[ast.AST]] = {}
-        src._typed: dict[tuple, list[ast.AST]] = {}
         src.nodes = list(ast.walk(tree))
         for node in src.nodes:
             for child in ast.iter_child_nodes(node):
@@ -152,7 +152,7 @@ class Source:
 
     def calls(self, *tails: str) -> list[ast.Call]:
         """Every call in the file whose last name is one of ``tails`` (or all calls)."""
-        found = self.of_type(ast.Call)
+        found = cast("list[ast.Call]", self.of_type(ast.Call))
         return [c for c in found if tail(c) in tails] if tails else found
 
     def inside(self, node: ast.AST) -> list[ast.AST]:
@@ -175,7 +175,7 @@ class Source:
 
     def loops_around(self, node: ast.AST) -> list[ast.AST]:
         """The loops around ``node`` in its own scope, innermost first."""
-        found = []
+        found: list[ast.AST] = []
         for up in self.ancestors(node):
             if isinstance(up, SCOPES):
                 break
@@ -231,5 +231,5 @@ def grad_off_call(node: ast.AST) -> bool:
     return False
 
 
-def line_order(nodes: list[ast.AST]) -> list[ast.AST]:
+def line_order(nodes: Sequence[ast.AST]) -> list[ast.AST]:
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from . import rules_eval, rules_loop, rules_numeric, rules_order, rules_setup
 from ._ast import Source
@@ -142,7 +142,7 @@ def lint_source(source: str, path: str = "<string>", select: Iterable[str] | Non
     return _lint_cells([(None, source)], path, select, ignore)
 
 
-def _lint_cells(cells: list[tuple[int | None, str]], path: str,
+def _lint_cells(cells: Sequence[tuple[int | None, str]], path: str,
                 select: Iterable[str] | None, ignore: Iterable[str] | None,
                 folder: Path | None = None) -> list[Finding]:
     # Cells are joined into one script; where one does not parse, it becomes blank lines.

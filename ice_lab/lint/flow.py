@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Set as AbstractSet
 
 from ._ast import FUNCTIONS, Source, dotted, tail
 
@@ -101,7 +102,7 @@ class Flow:
         return list(seen.values())
 
     # ------------------------------------------------------------------ kinds
-    def _kinds(self, expr: ast.AST, depth: int) -> set[str]:
+    def _kinds(self, expr: ast.AST, depth: int) -> AbstractSet[str]:
         if isinstance(expr, ast.Constant):  # "cpu" and "mps" are values too: not CUDA
             return {"cuda" if isinstance(expr.value, str) and CUDA_TEXT.match(
                 expr.value) else "constant"}
@@ -138,7 +139,7 @@ class Flow:
             return []  # a parameter: what the call sites pass
         return list(self.src.bindings.get(name, []))
 
-    def _call_kinds(self, call: ast.Call, depth: int) -> set[str]:
+    def _call_kinds(self, call: ast.Call, depth: int) -> AbstractSet[str]:
         name, func = tail(call), call.func
         full = dotted(func)
         if name in OPTIMIZERS and ("optim" in full or name == full):

@@ -166,7 +166,7 @@ def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
         if not models or _trains(loop, flow):
             continue
         before = [n for n in src.inside(scope) if isinstance(n, ast.Call) and n.lineno <=
-                  loop.end_lineno and tail(n) in {"eval", "train"}]
+                  (loop.end_lineno or loop.lineno) and tail(n) in {"eval", "train"}]
         last = line_order(before)[-1] if before else None
         if modes and (last is None or tail(last) == "train" and not (
                 last.args and is_const(last.args[0], False))):

@@ -139,7 +139,7 @@ def _zero_between(backs: list, zeros: list, steps: list) -> Found:
         for later in events[i + 1:]:
             if later in backs:
                 break
-            if later in steps and receiver(later) == receiver(node):
+            if later in steps and isinstance(later, ast.Call) and receiver(later) == receiver(node):
                 yield node, ("zero_grad() between backward() and step(): the "
                                        "step sees zeros and the model does not learn")
                 break
@@ -230,9 +230,9 @@ def _backpropagated(src: Source, scope: ast.AST, acc: str) -> bool:
     tainted = {acc}
     assigns = [n for n in src.inside(scope) if isinstance(n, ast.Assign)]
     for _ in range(3):
-        for node in assigns:
-            if any(t in tainted for t in _names(node.value)):
-                tainted.update(dotted(t) for t in node.targets if dotted(t))
+        for assign in assigns:
+            if any(t in tainted for t in _names(assign.value)):
+                tainted.update(dotted(t) for t in assign.targets if dotted(t))
     for node in src.inside(scope):
         if isinstance(node, ast.Call) and (tail(node) in {"backward", "manual_backward",
                                                           "grad"}):

@@ -219,7 +219,7 @@ def _saves_output(src: Source, value: ast.AST) -> str:
     if name.startswith("self.") and name in src.bindings:
         last = {_last_layer(b) for b in src.bindings[name]}
         if len(last) == 1 and None not in last:
-            return last.pop().lower()
+            return str(last.pop()).lower()
     return ""
 
 

@@ -223,7 +223,7 @@ class watch_nonfinite:
             if keeps_finite and len(args) == 1:  # its input checked last: its output is finite
                 last = watcher._last_ok
                 if last is not None and last[0]() is args[0]:
-                    version = read_version(args[0])
+                    version = read_version(args[0])  # type: ignore[arg-type]
                     checked = version is not None and version == last[1]
             output = inner(*args, **kwargs) if own is not None else inner(mod, *args, **kwargs)
             after(args, output, checked)

@@ -81,7 +81,8 @@ def embedding_lookup(clues: Clues) -> Optional[tuple[int, int]]:
     for frame in reversed(clues.frames()):
         if frame.f_code.co_name == "embedding":
             ids, weight = frame.f_locals.get("input"), frame.f_locals.get("weight")
-            if hasattr(ids, "numel") and hasattr(weight, "shape") and 0 < ids.numel() <= 10**7:
+            if (ids is not None and weight is not None and hasattr(ids, "numel")
+                    and hasattr(weight, "shape") and 0 < ids.numel() <= 10**7):
                 return int(ids.max()), int(weight.shape[0])
     return None
 
