@@ -95,17 +95,17 @@ def canvas_csv(path: Path, lab: str, rows: Iterable,
         for key in CANVAS_MATCH:
             if entry.get(key):
                 by_id.setdefault(entry[key].strip(), entry)
-    unknown = []
+    unknown: list[str] = []
     out = []
     for student, points in grades.items():
-        entry = by_id.get(student)
-        if entry is None:
+        found = by_id.get(student)
+        if found is None:
             if roster:
                 unknown.append(student)
             identity = {"Student": student, "ID": "", "SIS User ID": "",
                         "SIS Login ID": student, "Section": ""}
         else:
-            identity = {c: entry.get(c, "") for c in CANVAS_IDENTITY}
+            identity = {c: found.get(c, "") for c in CANVAS_IDENTITY}
         out.append([identity[c] for c in CANVAS_IDENTITY] + [_cell(points)])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
