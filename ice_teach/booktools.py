@@ -363,17 +363,29 @@ def learner_time(nb: nbformat.NotebookNode) -> LearnerTime:
     return LearnerTime(words, lines, count_exercises(nb), opened)
 
 
-def lab_header_source(nb: nbformat.NotebookNode, path: Path | str) -> str:
-    """The header of labs/<name>.ipynb: the Colab button of its student edition, its points."""
-    name = Path(path).name
+def lab_header_source(nb: nbformat.NotebookNode, path: Path | str | None = None,
+                      edition: str = "book") -> str:
+    """The header cell under a lab's title, in one of its two editions.
+
+    ``edition="book"``: labs/<name>.ipynb's (``path`` names it): the Colab button of its
+    student edition, its points, the learner time. ``edition="student"``: the student
+    edition's (ice_teach/student.py): the same points, and how to hand it in.
+    """
     visible, hidden = lab_points(nb)
-    estimate = learner_time(nb)
     hidden_text = f", {hidden:g} of them in hidden checks run at grading" if hidden else ""
+    points = f"**{count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
+    if edition == "student":
+        return (points + "Write each fix where the exercise cell says `raise NotImplementedError`, "
+                "run the check under it, and hand in this notebook (File > Download > Download .ipynb).")
+    if edition != "book" or path is None:
+        raise ValueError(f"edition {edition!r}: 'book' (with the lab's path) or 'student'")
+    name = Path(path).name
+    estimate = learner_time(nb)
     return (
         f"[Open the exercise in Colab]({colab_url(Path('student') / name)}) "
         "(the student edition, without solutions; save it with File > Download to hand it in)\n\n"
-        f"**{count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
-        "This page is the full lab: each solution is folded under its exercise, for self-study.\n\n"
+        + points
+        + "This page is the full lab: each solution is folded under its exercise, for self-study.\n\n"
         f"**About {estimate.minutes} minutes** of a learner's time (an estimate: "
         f"{estimate.explained()}).\n\n"
         "An error you do not recognise? `explain(err)` in the notebook, or paste it into "

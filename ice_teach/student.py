@@ -24,10 +24,12 @@ import argparse
 import filecmp
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from ice_lab.lint import writefile_cells  # the one reader of %%writefile cells
 from ice_teach import booktools, solutions
 
 ROOT = booktools.ROOT
@@ -44,30 +46,21 @@ def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
     """Every file under labs/ a lab may read: not a notebook, not hidden, not a cache, and
     not a file a lab writes itself (a ``%%writefile`` cell's, such as labs/scripts/: what
     running the lab leaves behind is no data)."""
+    return [rel for rel in _kept_files(labs_dir) if rel.suffix != ".ipynb"]
+
+
+def _kept_files(folder: Path) -> list[Path]:
+    """The files under ``folder`` (relative to it) that are neither hidden, a cache, nor
+    written by its own notebooks' ``%%writefile`` cells."""
     skip = {".ipynb_checkpoints", "__pycache__"}
-    written = _written_by_labs(labs_dir)
+    written = _written_by_labs(folder)
     return sorted(
         rel
-        for p in labs_dir.rglob("*")
+        for p in folder.rglob("*")
         if p.is_file()
-        and p.suffix != ".ipynb"
-        and not any(part.startswith(".") or part in skip for part in p.relative_to(labs_dir).parts)
-        and (rel := p.relative_to(labs_dir)) not in written
+        and not any(part.startswith(".") or part in skip for part in p.relative_to(folder).parts)
+        and (rel := p.relative_to(folder)) not in written
     )
-
-
-def writefile_cells(nb: nbformat.NotebookNode) -> dict[str, str]:
-    """``{path as written: text}`` for the files ``nb`` writes with ``%%writefile [-a] path``
-    cells (the Distributed chapter's and lab's torchrun scripts): what running it leaves
-    beside it. The one reader of such cells; tests/notebook_scripts.py writes them out."""
-    found: dict[str, str] = {}
-    for cell in nb.cells:
-        first, _, body = cell.source.partition("\n")
-        words = first.split() if cell.cell_type == "code" else []
-        if words[:1] == ["%%writefile"] and len(words) > 1:
-            appended = found.get(words[-1], "") if "-a" in words[1:-1] else ""
-            found[words[-1]] = appended + body + "\n"
-    return found
 
 
 def _written_by_labs(labs_dir: Path) -> set[Path]:
@@ -113,7 +106,7 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if meta is not None and meta.get("grade_id") in hidden:
             continue  # hidden tests: nbgrader empties the cell; the learner never sees it
         if cell.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]:
-            cell.source = student_header(nb)
+            cell.source = booktools.lab_header_source(nb, edition="student")
         if booktools.is_solution(cell):
             # hide-input hides the solution on the book's pages; here the stub is the exercise
             tags = [t for t in cell.metadata.get("tags", []) if t != "hide-input"]
@@ -126,66 +119,75 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return out
 
 
-def student_header(nb: nbformat.NotebookNode) -> str:
-    """The student edition's version of the lab header (booktools.sync_lab_header)."""
-    visible, hidden = booktools.lab_points(nb)
-    hidden_text = f", {hidden:g} of them in hidden checks run at grading" if hidden else ""
-    return (
-        f"**{booktools.count_exercises(nb)} exercises, {visible + hidden:g} points**{hidden_text}. "
-        "Write each fix where the exercise cell says `raise NotImplementedError`, run the check "
-        "under it, and hand in this notebook (File > Download > Download .ipynb)."
-    )
-
-
 def edition_text(lab: Path) -> str:
     """The student edition of labs/<name>.ipynb as the exact text written to student/."""
     return nbformat.writes(student_edition(booktools.read(lab))) + "\n"
 
 
-def write_all(out_dir: Path = STUDENT_DIR) -> list[Path]:
-    """Write every student edition and the labs' data into out_dir; remove stale ones."""
-    out_dir.mkdir(exist_ok=True)
-    written = []
+@dataclass(frozen=True)
+class Change:
+    """One file of the student folder that is not what the labs make, and why. ``text``: the
+    edition to write; ``source``: the lab data file to copy; neither: a file to remove."""
+
+    target: Path
+    why: str
+    text: str | None = None
+    source: Path | None = None
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def changes(out_dir: Path = STUDENT_DIR) -> list[Change]:
+    """Every file of out_dir to write, copy or remove so that it holds the labs' student
+    editions and data: the one comparison behind `stale` and `write_all`."""
+    found: list[Change] = []
     wanted = set()
     for lab in labs():
         target = out_dir / lab.name
-        text = edition_text(lab)
         wanted.add(target)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            written.append(target)
+        text = edition_text(lab)
+        if not target.exists():
+            found.append(Change(target, f"{_shown(target)} is missing", text=text))
+        elif target.read_text(encoding="utf-8") != text:
+            found.append(Change(target, f"{_shown(target)} differs from the student edition of {lab}",
+                                text=text))
     for rel in lab_data():
         target = out_dir / rel
         wanted.add(target)
         if not target.exists() or not filecmp.cmp(LABS_DIR / rel, target, shallow=False):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(LABS_DIR / rel, target)
-            written.append(target)
-    for old in sorted(out_dir.rglob("*")):
-        if old.is_file() and old not in wanted and old.name != "README.md":
-            old.unlink()
-            written.append(old)
-    return written
+            found.append(Change(target, f"{_shown(target)} differs from labs/{rel}",
+                                source=LABS_DIR / rel))
+    if out_dir.is_dir():
+        for rel in _kept_files(out_dir):
+            target = out_dir / rel
+            if target not in wanted and rel.name != "README.md":
+                what = "has no lab in labs/" if rel.suffix == ".ipynb" else "is not in labs/"
+                found.append(Change(target, f"{_shown(target)} {what}"))
+    return found
 
 
 def stale(out_dir: Path = STUDENT_DIR) -> list[str]:
     """Why the committed student editions differ from the labs, one sentence each."""
-    problems = []
-    for lab in labs():
-        target = out_dir / lab.name
-        if not target.exists():
-            problems.append(f"{target.relative_to(ROOT)} is missing")
-        elif target.read_text(encoding="utf-8") != edition_text(lab):
-            problems.append(f"{target.relative_to(ROOT)} differs from the student edition of {lab}")
-    for rel in lab_data():
-        target = out_dir / rel
-        if not target.exists() or not filecmp.cmp(LABS_DIR / rel, target, shallow=False):
-            problems.append(f"{target.relative_to(ROOT)} differs from labs/{rel}")
-    names = {p.name for p in labs()}
-    for extra in sorted(out_dir.glob("*.ipynb")):
-        if extra.name not in names:
-            problems.append(f"{extra.relative_to(ROOT)} has no lab in labs/")
-    return problems
+    return [change.why for change in changes(out_dir)]
+
+
+def write_all(out_dir: Path = STUDENT_DIR) -> list[Path]:
+    """Write every student edition and the labs' data into out_dir; remove stale ones: what
+    `changes` lists. Returns the paths written or removed."""
+    out_dir.mkdir(exist_ok=True)
+    done = []
+    for change in changes(out_dir):
+        if change.text is not None:
+            change.target.write_text(change.text, encoding="utf-8")
+        elif change.source is not None:
+            change.target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(change.source, change.target)
+        else:
+            change.target.unlink()
+        done.append(change.target)
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:

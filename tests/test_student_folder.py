@@ -98,7 +98,7 @@ def test_lab_header_is_current_and_its_link_resolves(lab):
         target = ROOT / link.split(")")[0].removeprefix(prefix)
         assert target.is_file(), f"{lab}: the Colab link points at {target}, which does not exist"
     edition = student.student_edition(nb)
-    assert any(c.source == student.student_header(nb) for c in edition.cells)
+    assert any(c.source == booktools.lab_header_source(nb, edition="student") for c in edition.cells)
 
 
 def test_lab_header_on_a_copy():
@@ -137,3 +137,18 @@ def test_writefile_cells_reads_what_a_notebook_writes():
         nbformat.v4.new_code_cell("print('%%writefile inside a cell is no magic')"),
     ]
     assert student.writefile_cells(nb) == {"scripts/job.py": "print('a')\nprint('b')\n"}
+
+
+def test_write_all_writes_what_stale_lists(tmp_path):
+    out = tmp_path / "student"
+    assert student.write_all(out)  # an empty folder: everything is written
+    assert student.stale(out) == []
+    edition = out / LABS[0].name
+    edition.write_text(edition.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    (out / "stray.txt").write_text("not from labs/", encoding="utf-8")
+    (out / "README.md").write_text("kept", encoding="utf-8")
+    listed = student.stale(out)
+    assert len(listed) == 2 and "differs from the student edition" in listed[0], listed
+    assert listed[1].endswith("stray.txt is not in labs/"), listed
+    assert sorted(student.write_all(out)) == sorted([edition, out / "stray.txt"])
+    assert student.stale(out) == [] and (out / "README.md").exists()
