@@ -50,23 +50,6 @@ STAMPED = ("book/", "labs/")
 
 
 # --------------------------------------------------------------------------- the data
-def _toc_parts() -> dict[str, str]:
-    """docname -> the caption of its part in _toc.yml."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    parts: dict[str, str] = {}
-
-    def walk(entries: list[dict[str, Any]], caption: str) -> None:
-        for entry in entries or []:
-            if "file" in entry:
-                parts[str(Path(entry["file"]).with_suffix(""))] = caption
-            walk(entry.get("sections", []), caption)
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters", []), part.get("caption", ""))
-    walk(toc.get("chapters", []), "")
-    return parts
-
-
 def _notebook_pages() -> list[str]:
     """The notebooks of _toc.yml, as docnames, in its order."""
     return [
@@ -248,7 +231,7 @@ class LabTable(_MarkdownDirective):
     def run(self) -> list[nodes.Node]:
         _note_data_dependencies(self.env)
         described = yaml.safe_load("\n".join(self.content)) or {}
-        parts = _toc_parts()
+        parts = dict(booktools.toc_entries())
         labs = [p for p in _notebook_pages() if p.startswith("labs/")]
         for extra in sorted(set(described) - set(labs)):
             logger.warning(
@@ -372,7 +355,7 @@ def _summary(data: dict[str, Any]) -> list[str]:
 
 
 def _notebooks(data: dict[str, Any]) -> list[str]:
-    parts = _toc_parts()
+    parts = dict(booktools.toc_entries())
     found = data["status"]
     stale = status.changed(found, [f"{p}.ipynb" for p in _notebook_pages()])
     lines = [

@@ -76,25 +76,32 @@ def notebooks() -> list[Path]:
     return found
 
 
-def toc_files() -> list[str]:
-    """Every file named in _toc.yml, without its extension."""
+def toc_entries() -> list[tuple[str, str]]:
+    """Every file named in _toc.yml, without its extension and in its order, with the
+    caption of its part ("" for the root and for chapters outside parts)."""
     with open(ROOT / "_toc.yml", encoding="utf-8") as f:
         toc = yaml.safe_load(f)
-    files: list[str] = [toc["root"]]
+    found: list[tuple[str, str]] = [(toc["root"], "")]
 
-    def walk(node: object) -> None:
+    def walk(node: object, caption: str) -> None:
         if isinstance(node, dict):
             if "file" in node:
-                files.append(node["file"])
+                found.append((node["file"], caption))
             for value in node.values():
-                walk(value)
+                walk(value, caption)
         elif isinstance(node, list):
             for item in node:
-                walk(item)
+                walk(item, caption)
 
-    walk(toc.get("parts", []))
-    walk(toc.get("chapters", []))
-    return [str(Path(f).with_suffix("")) for f in files]
+    for part in toc.get("parts", []):
+        walk(part, part.get("caption", ""))
+    walk(toc.get("chapters", []), "")
+    return [(str(Path(file).with_suffix("")), caption) for file, caption in found]
+
+
+def toc_files() -> list[str]:
+    """Every file named in _toc.yml, without its extension."""
+    return [file for file, _ in toc_entries()]
 
 
 def read(path: Path | str) -> nbformat.NotebookNode:

@@ -61,6 +61,16 @@ def test_problems_are_reported():
         assert any(needle in p for p in problems), (needle, problems)
 
 
+def test_toc_entries_give_each_page_its_part():
+    """One walker of _toc.yml (the status page's parts and the file list read it)."""
+    entries = booktools.toc_entries()
+    assert [page for page, _ in entries] == booktools.toc_files()
+    assert entries[0] == ("book/intro", "")  # the root is in no part
+    parts = dict(entries)
+    assert parts["book/tensors"] == parts["labs/lab-tensors"] == "Tensors"
+    assert all(parts[page] for page in parts if page.startswith("labs/"))
+
+
 def test_setup_cell_uses_the_configured_repository():
     assert booktools.repository_url() in booktools.setup_cell_source()
     nb = notebook(nbformat.v4.new_markdown_cell("# T"))
