@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from ice_teach.student import writefile_cells  # noqa: E402  (the one reader of %%writefile cells)
+from ice_lab.lint import writefile_cells  # the one reader of %%writefile cells
 
 
 def write_scripts(notebook: str | Path, folder: Path) -> list[Path]:

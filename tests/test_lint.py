@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ice_lab.lint import RULES, LintReport, lint_file, lint_paths, lint_source, notebook_cells
+from ice_lab.lint import (RULES, LintReport, lint_file, lint_paths, lint_source, notebook_cells,
+                          writefile_cells)
 from ice_lab.lint.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,6 +84,38 @@ def test_a_line_starting_with_percent_inside_brackets_is_python_not_a_magic():
     assert lines[2] == "      %(1, 2))" and lines[4] == '    %("b",)'
     found = [(f.line, f.code) for f in lint_source(text)]
     assert found == [(7, "ICE102")]  # parsed and checked, no ICE100
+
+
+def test_writefile_cells_are_read_once_for_lint_and_the_student_editions():
+    # One reader (ice_lab.lint.writefile_cells): lint reads a written .py as Python,
+    # ice_teach.student keeps what a lab writes out of its data.
+    softmax_loss = "loss = F.cross_entropy(F.softmax(z, dim=1), y)"
+    nb = {"cells": [
+        {"cell_type": "code", "source": ["%%writefile scripts/job.py\n", "print('a')"]},
+        {"cell_type": "code", "source": "%%file -a scripts/job.py\n" + softmax_loss},
+        {"cell_type": "code", "source": "%%writefile notes.txt\n" + softmax_loss},
+        {"cell_type": "markdown", "source": "%%writefile not/code.py\nx"},
+        {"cell_type": "code", "source": "print('%%writefile inside a cell is no magic')"},
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    assert writefile_cells(nb) == {"scripts/job.py": f"print('a')\n{softmax_loss}\n",
+                                   "notes.txt": softmax_loss + "\n"}
+    cells = dict(notebook_cells(json.dumps(nb)))
+    assert cells[2] == "\n" + softmax_loss and cells[3] == "\n"  # a .py is Python; text is not
+    ice102 = [(cell, line) for cell, text in cells.items()
+              for line, code in [(f.line, f.code) for f in lint_source(text)]]
+    assert ice102 == [(2, 2)]
+
+
+def test_lint_paths_goes_on_past_an_unreadable_file_when_told(tmp_path):
+    (tmp_path / "a.ipynb").write_text('{"no": "cells"}')
+    (tmp_path / "b.py").write_text("import torch\nstate = torch.load('a.pt')\n")
+    with pytest.raises(ValueError, match="not a Jupyter notebook"):
+        lint_paths(tmp_path)
+    errors: list[Exception] = []
+    report = lint_paths(tmp_path, on_error=errors.append)
+    assert report.files == 2 and report.codes() == ["ICE106"]
+    assert [type(e) for e in errors] == [ValueError]
+    assert main([str(tmp_path)]) == 2  # the CLI: the finding printed, exit 2 for the file
 
 
 def test_noqa_silences_the_codes_it_names_only():

@@ -54,9 +54,9 @@ def sources() -> list[tuple[str, str]]:
                 if line.lstrip().startswith(("%", "!")) else line
                 for line in cell.source.splitlines())
             found.append((f"{nb_path} cell {i}", code))
-        from ice_teach import student
+        from ice_lab.lint import writefile_cells
 
-        for rel, text in student.writefile_cells(nb).items():
+        for rel, text in writefile_cells(nb).items():
             found.append((f"{nb_path} {rel}", text))
     return found
 

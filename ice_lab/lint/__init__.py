@@ -42,8 +42,9 @@ collected from the ``rules_*`` modules, and the CLI, the SARIF log and flake8 re
 
 from __future__ import annotations
 
+from ._cells import writefile_cells
 from .engine import (RULES, Finding, LintReport, check_tree, lint_file, lint_paths,
                      lint_source, notebook_cells)
 
 __all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
-           "lint_source", "notebook_cells"]
+           "lint_source", "notebook_cells", "writefile_cells"]

@@ -10,10 +10,40 @@ linted, not blanked.
 from __future__ import annotations
 
 import re
+from typing import Any, Mapping
 
-__all__ = ["blank_ipython_lines"]
+__all__ = ["blank_ipython_lines", "writefile_cells", "writefile_target"]
 
 MAGIC = re.compile(r"^\s*(%%?[A-Za-z_]|!(?!=))")
+
+
+def writefile_target(first_line: str) -> tuple[str, bool] | None:
+    """``(path, append)`` when a cell's first line is ``%%writefile [-a] PATH`` (or
+    IPython's alias ``%%file``): the cell is a file the notebook writes, not code it runs.
+    ``None`` for any other line. The one reader of such lines: lint reads a written ``.py``
+    as Python, ice_teach.student keeps written files out of a lab's data."""
+    words = first_line.split()
+    if words[:1] not in (["%%writefile"], ["%%file"]) or len(words) < 2:
+        return None
+    return words[-1], "-a" in words[1:-1]
+
+
+def writefile_cells(nb: Mapping[str, Any]) -> dict[str, str]:
+    """``{path as written: text}`` for the files notebook ``nb`` (nbformat's node or the
+    JSON as a dict) writes with ``%%writefile [-a] PATH`` cells (the Distributed chapter's
+    and lab's torchrun scripts): what running it leaves beside it."""
+    found: dict[str, str] = {}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        first, _, body = source.partition("\n")
+        target = writefile_target(first)
+        if target is not None:
+            path, append = target
+            found[path] = (found.get(path, "") if append else "") + body + "\n"
+    return found
 
 
 def blank_ipython_lines(lines: list[str]) -> list[str]:

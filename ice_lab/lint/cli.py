@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from .engine import RULES, iter_files, lint_file
+from .engine import RULES, lint_paths
 
 __all__ = ["main"]
 
@@ -46,18 +46,17 @@ def main(argv: list[str]) -> int:
                         help="write there instead of printing (e.g. ice-lab.sarif)")
     args = parser.parse_args(argv)
     select, ignore = _codes(args.select), _codes(args.ignore)
-    status, everything = 0, []
+    unread: list[Exception] = []
+
+    def report_error(error: Exception) -> None:
+        print(f"ice-lab lint: {error}", file=sys.stderr)
+        unread.append(error)
+
     try:
-        files = list(iter_files(args.paths))
+        everything = lint_paths(args.paths, select, ignore, on_error=report_error).findings
     except FileNotFoundError as error:
         print(f"ice-lab lint: {error}", file=sys.stderr)
         return 2
-    for path in files:
-        try:
-            everything.extend(lint_file(path, select, ignore))
-        except (OSError, ValueError) as error:
-            print(f"ice-lab lint: {error}", file=sys.stderr)
-            status = 2
     if args.format == "sarif":
         from .sarif import to_sarif
 
@@ -69,7 +68,6 @@ def main(argv: list[str]) -> int:
             out.write(text + "\n")
     elif text:
         print(text)
-    found = len(everything)
-    if status:
-        return status
-    return 1 if found else 0
+    if unread:
+        return 2
+    return 1 if everything else 0

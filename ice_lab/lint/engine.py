@@ -12,11 +12,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from . import rules_eval, rules_loop, rules_numeric, rules_order, rules_setup
 from ._ast import Source
-from ._cells import blank_ipython_lines
+from ._cells import blank_ipython_lines, writefile_target
 from .rulebook import SYNTAX, Rule
 
 __all__ = ["RULES", "Finding", "LintReport", "check_tree", "lint_file", "lint_paths",
@@ -41,7 +41,6 @@ RULES: dict[str, Rule] = _collect()
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
                   re.IGNORECASE)
-CELL_MAGIC_WRITEFILE = re.compile(r"^%%(writefile|file)\b")
 
 
 @dataclass(frozen=True)
@@ -113,6 +112,13 @@ def check_tree(tree: ast.Module, folder: Path | None = None) -> list[tuple[int, 
     return sorted(found)
 
 
+def _keep(code: str, line: str, select: Iterable[str] | None,
+          ignore: Iterable[str] | None) -> bool:
+    """The one filter: ``select``/``ignore`` allow ``code``, and no ``# noqa`` on ``line``
+    silences it."""
+    return _wanted(code, select, ignore) and not _silenced(line, code)
+
+
 def _wanted(code: str, select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:
     if select and not any(code.startswith(s) for s in select):
         return False
@@ -156,9 +162,12 @@ def _lint_cells(cells: Sequence[tuple[int | None, str]], path: str,
             if cell is None:
                 line = error.lineno or 1
                 col = error.offset or 1
-                return _keep([Finding(path, line, col, SYNTAX.code, SYNTAX.message(
-                    f"not valid Python ({error.msg})"))], text.splitlines(),
-                    select, ignore)
+                script = text.splitlines()
+                if not _keep(SYNTAX.code, script[line - 1] if line <= len(script) else "",
+                             select, ignore):
+                    return []
+                return [Finding(path, line, col, SYNTAX.code,
+                                SYNTAX.message(f"not valid Python ({error.msg})"))]
             skipped.append(Finding(path, error.lineno or 1, error.offset or 1, SYNTAX.code,
                                    SYNTAX.message(f"not valid Python ({error.msg}): "
                                                   "this cell was skipped"), cell))
@@ -168,20 +177,15 @@ def _lint_cells(cells: Sequence[tuple[int | None, str]], path: str,
         texts.append(text)
     joined = "\n".join(texts)
     all_lines = joined.split("\n")
-    findings = [f for f in skipped if _wanted(f.code, select, ignore)]
+    findings = [f for f in skipped if _keep(f.code, "", select, ignore)]  # no noqa: skipped
     if len(cells) != 1 or tree is None:
         tree = ast.parse(joined)
     for line, col, code, msg in check_tree(tree, folder):
-        if _silenced(all_lines[line - 1], code) or not _wanted(code, select, ignore):
+        if not _keep(code, all_lines[line - 1], select, ignore):
             continue
         cell, cell_line = where[line - 1]
         findings.append(Finding(path, cell_line, col + 1, code, msg, cell))
     return sorted(findings, key=lambda f: (f.cell or 0, f.line, f.col, f.code))
-
-
-def _keep(findings: list[Finding], lines: list[str], select, ignore) -> list[Finding]:  # noqa: ANN001
-    return [f for f in findings if _wanted(f.code, select, ignore)
-            and not _silenced(lines[f.line - 1] if f.line <= len(lines) else "", f.code)]
 
 
 def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]:
@@ -189,7 +193,8 @@ def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]
     (book/debugging.ipynb, 'Lint before you run').
 
     IPython lines (``%magic``, ``!shell``) become blank lines, so line numbers still
-    match; a cell magic other than ``%%writefile`` makes the whole cell blank.
+    match; a cell magic other than ``%%writefile`` (or ``%%file``) of a ``.py`` file makes
+    the whole cell blank (:func:`~ice_lab.lint._cells.writefile_target` reads that line).
     """
     try:
         nb = json.loads(text)
@@ -205,8 +210,8 @@ def notebook_cells(text: str, path: str = "<notebook>") -> list[tuple[int, str]]
         source = "".join(source) if isinstance(source, list) else str(source)
         lines = source.split("\n")
         if lines and lines[0].startswith("%%"):
-            if not CELL_MAGIC_WRITEFILE.match(lines[0]) or not lines[0].rstrip().endswith(
-                    ".py"):
+            target = writefile_target(lines[0])
+            if target is None or not target[0].endswith(".py"):
                 lines = [""] * len(lines)
             else:
                 lines[0] = ""
@@ -245,12 +250,23 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
 
 
 def lint_paths(paths: Iterable[str | Path] | str | Path, select: Iterable[str] | None = None,
-               ignore: Iterable[str] | None = None) -> LintReport:
-    """Lint files, notebooks and folders (book/debugging.ipynb, 'Lint before you run')."""
+               ignore: Iterable[str] | None = None,
+               on_error: Callable[[Exception], None] | None = None) -> LintReport:
+    """Lint files, notebooks and folders (book/debugging.ipynb, 'Lint before you run').
+
+    A path that does not exist raises :class:`FileNotFoundError` before any file is read.
+    A file that cannot be read (or a ``.ipynb`` that is no notebook) raises, unless
+    ``on_error`` is given: then it is passed the error and the others are still linted.
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     report = LintReport()
-    for path in iter_files(paths):
+    for path in list(iter_files(paths)):
         report.files += 1
-        report.findings.extend(lint_file(path, select, ignore))
+        try:
+            report.findings.extend(lint_file(path, select, ignore))
+        except (OSError, ValueError) as error:
+            if on_error is None:
+                raise
+            on_error(error)
     return report
