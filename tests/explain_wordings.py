@@ -1,7 +1,7 @@
 """Record, per torch version, the wording of every failure the explain tests provoke on CPU.
 
 Wordings drift between the releases the book supports (2.6 to the newest). This script
-provokes each failure of tests/test_explain.py and tests/test_explain_export.py (the
+provokes each failure of tests/explain_provocations.py and tests/export_provocations.py (the
 Export chapter's failures; skipped where onnx or onnxruntime is missing) with one torch,
 and writes what that torch printed: the exception's class, its message, and the paste a
 learner would make (the last frames of the traceback, paths cut to their package, then
@@ -81,22 +81,22 @@ def _provocations() -> list[tuple[str, str, object]]:
     """(name, expected kind, function) for every provocation that runs here."""
     import pytest  # the tests' own skip marks decide what runs on this machine
 
-    import test_explain  # beside this file: on the path when it runs as a script
+    import explain_provocations  # beside this file: on the path when it runs as a script
 
     found = []
-    for p in test_explain.PROVOCATIONS:
+    for p in explain_provocations.PROVOCATIONS:
         fn, kind = (p.values[0], p.values[1]) if hasattr(p, "values") else (p[0], p[1])
         marks = getattr(p, "marks", ())
         if any(m.name == "skipif" and m.args and m.args[0] for m in marks):
             continue
         found.append((fn.__name__, kind, fn))
     try:
-        import test_explain_export
+        import export_provocations
     except (ImportError, pytest.skip.Exception):
         print("note: onnx or onnxruntime missing: the Export chapter's failures are not recorded",
               file=sys.stderr)
     else:
-        for fn, kind, *_ in test_explain_export.PROVOCATIONS:
+        for fn, kind, *_ in export_provocations.PROVOCATIONS:
             found.append((getattr(fn, "__name__", repr(fn)), kind, fn))
     return found
 

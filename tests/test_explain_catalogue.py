@@ -15,13 +15,10 @@ from pathlib import Path
 import pytest
 
 from ice_lab.explainer import CATALOGUE, engine, explain
-from ice_lab.explainer.entry import Clues
 
-
+import explain_provocations
 import explain_realworld
-import test_explain
-import test_explain_export
-
+import export_provocations
 from ice_teach.booktools import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,20 +26,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _provoked() -> list[BaseException]:
     errors = []
-    for p in test_explain.PROVOCATIONS:
+    for p in explain_provocations.PROVOCATIONS:
         fn = p.values[0] if hasattr(p, "values") else p[0]
         marks = getattr(p, "marks", ())
         if any(m.name == "skipif" and m.args and m.args[0] for m in marks):
             continue
-        errors.append(test_explain.provoke(fn))
-    errors += [test_explain_export.provoke(p[0]) for p in test_explain_export.PROVOCATIONS]
+        errors.append(explain_provocations.provoke(fn))
+    errors += [export_provocations.provoke(p[0]) for p in export_provocations.PROVOCATIONS]
     return errors
 
 
+def _texts() -> list[str]:
+    variants = explain_provocations.VARIANTS + export_provocations.VARIANTS
+    return [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in variants]
+
+
 def _everything() -> list[object]:
-    texts = [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in test_explain.VARIANTS]
-    texts += [v[0] for v in test_explain_export.VARIANTS]
-    return texts + _provoked()
+    return _texts() + _provoked()
 
 
 def _results(things: list[object]) -> list[tuple]:
@@ -67,18 +67,25 @@ def test_shuffling_the_entries_changes_no_result(monkeypatch):
 
 
 def test_no_message_is_decided_by_a_tie_between_kinds():
-    variants = test_explain.VARIANTS + test_explain_export.VARIANTS
-    for text in [m.message for m in explain_realworld.MESSAGES] + [v[0] for v in variants]:
-        clues = Clues(engine.clean(text))
-        found = []
-        for window, _ in engine.windows(clues.text):
-            found = engine._candidates(CATALOGUE, window, clues)
-            if found:
-                break
-        if found:
-            top = max(c.rank() for c in found)
-            kinds = {c.entry.kind for c in found if c.rank() == top}
-            assert len(kinds) == 1, f"{sorted(kinds)} tie on {text[:80]!r}"
+    # diagnose says in Diagnosis.why when an entry of another kind had the winner's rank
+    for text in _texts():
+        why = explain(text).why
+        assert engine.TIE not in why, f"{why} on {text[:80]!r}"
+
+
+def test_a_tie_between_kinds_is_said_in_why():
+    from ice_lab.explainer.entry import Entry
+
+    def entry(name: str, kind: str) -> Entry:
+        return Entry(name=name, kind=kind, patterns=[r"frozen lake"], summary="s",
+                     causes=["c"], fixes=["f"], chapter="book/toolkit")
+
+    pair = [entry("b.second", "second_kind"), entry("a.first", "first_kind")]
+    d = engine.diagnose(None, "the frozen lake cracked", pair)
+    assert d.entry == "a.first"  # the name that sorts first
+    assert f"{engine.TIE} b.second (second_kind)" in d.why
+    same_kind = [entry("b.second", "first_kind"), entry("a.first", "first_kind")]
+    assert engine.TIE not in engine.diagnose(None, "the frozen lake cracked", same_kind).why
 
 
 def test_entries_are_complete_and_named_once():

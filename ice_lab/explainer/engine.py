@@ -22,8 +22,8 @@ Nothing here knows about any kind of failure; that knowledge is the catalogue's
    * an entry whose ``when`` condition fails (e.g. "raised inside an nn.Linear") is no match;
    * an exception class named in an entry's ``error_types`` (``torch.OutOfMemoryError``)
      decides the kind by itself; the text then only picks among that kind's entries;
-   * ties go to the entry whose name sorts first (the tests show no test message is
-     decided by a tie).
+   * ties go to the entry whose name sorts first; a tie with an entry of another kind is
+     said in ``Diagnosis.why`` ("tied with ...": the tests show no test message has one).
 
 ``explain(error, verbose=True)`` adds that reasoning to the text: which entry matched, on
 what words, and which others it outranked (it is always in ``Diagnosis.why``).
@@ -43,7 +43,7 @@ from .entry import Clues, Entry
 from .reading import clean, final_exception, rejoined, safe_text, windows, words
 from .render import Diagnosis
 
-__all__ = ["explain", "diagnose", "PHRASING", "KEYWORD", "TERMS"]
+__all__ = ["explain", "diagnose", "PHRASING", "KEYWORD", "TERMS", "TIE"]
 
 #: How far ``explain`` follows ``__cause__`` / ``__context__``.
 CHAIN_LIMIT = 8
@@ -125,6 +125,10 @@ def _snippet(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: How ``Diagnosis.why`` begins the entries of another kind that tied with the winner.
+TIE = "tied with"
+
+
 def _why(best: _Candidate, others: list[_Candidate], where: str) -> str:
     entry = best.entry
     if best.match is None:
@@ -132,7 +136,13 @@ def _why(best: _Candidate, others: list[_Candidate], where: str) -> str:
     how = {PHRASING: "phrasing", KEYWORD: "keyword"}.get(best.strength, "terms")
     text = (f"entry '{entry.name}' ({entry.kind}, chapter {entry.chapter}) matched its {how} "
             f"{_snippet(best.match.group(0))!r} in {where}, priority {entry.priority}")
-    beaten = sorted({f"{c.entry.name} ({c.entry.kind})" for c in others if c is not best})
+    tied = sorted({f"{c.entry.name} ({c.entry.kind})" for c in others
+                   if c.rank() == best.rank() and c.entry.kind != entry.kind})
+    beaten = sorted({f"{c.entry.name} ({c.entry.kind})" for c in others if c is not best}
+                    - set(tied))
+    if tied:
+        text += ("; " + TIE + " " + ", ".join(tied)
+                 + " (same rank, another kind: the name that sorts first won)")
     if beaten:
         text += "; it outranked " + ", ".join(beaten[:4]) + (" ..." if len(beaten) > 4 else "")
     return text
