@@ -79,29 +79,33 @@ _Probe.active = False
 
 
 @dataclass
-class Region:
+class ExerciseCells:
+    """Where one exercise lies in a lab, as cell indices (not solutions.Region, a span of
+    lines between the solution markers inside one cell)."""
+
     solution: int  # cell index of the solution cell
     checks: list[int]  # visible check cells
     hidden: list[int]  # hidden check cells
     span: list[int]  # code cells after the solution, up to its last check (hidden included)
 
 
-def regions(nb: nbformat.NotebookNode) -> dict[str, Region]:
-    found: dict[str, Region] = {}
-    last: Region | None = None
+def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, ExerciseCells]:
+    """Each exercise of lab ``nb`` by its grade id: its solution cell and check cells."""
+    found: dict[str, ExerciseCells] = {}
+    last: ExerciseCells | None = None
     for i, cell in enumerate(nb.cells):
         if booktools.is_solution(cell):
-            last = found[booktools.nbgrader(cell)["grade_id"]] = Region(i, [], [], [])
+            last = found[booktools.nbgrader(cell)["grade_id"]] = ExerciseCells(i, [], [], [])
         elif booktools.is_check(cell):
             assert last is not None, f"check cell {i} comes before any solution"
             (last.hidden if booktools.is_hidden_check(cell) else last.checks).append(i)
-    for region in found.values():
-        end = max(region.checks + region.hidden)
-        region.span = [j for j in range(region.solution + 1, end + 1) if nb.cells[j].cell_type == "code"]
+    for ex_cells in found.values():
+        end = max(ex_cells.checks + ex_cells.hidden)
+        ex_cells.span = [j for j in range(ex_cells.solution + 1, end + 1) if nb.cells[j].cell_type == "code"]
     return found
 
 
-def with_solution(source: str, body: str) -> str:
+def with_one_solution(source: str, body: str) -> str:
     """The solution cell's source with its one solution region replaced by ``body``."""
     count = len(solutions.regions(source))
     assert count == 1, f"expected one solution region, found {count}"
@@ -118,7 +122,7 @@ def _grade_id(cell: nbformat.NotebookNode) -> str:
     return booktools.nbgrader(cell)["grade_id"]
 
 
-def stub_cells(grade_id: str, region: Region, nb: nbformat.NotebookNode,
+def stub_cells(grade_id: str, ex_cells: ExerciseCells, nb: nbformat.NotebookNode,
                shipped: dict[str, nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
     """The shipped student edition's stub of exercise ``grade_id`` and its visible checks,
     as probe cells (the key ``<grade_id>/stub/0``)."""
@@ -127,7 +131,7 @@ def stub_cells(grade_id: str, region: Region, nb: nbformat.NotebookNode,
     stub = shipped[grade_id].source
     assert solutions.STUDENT_STUB in stub, f"{grade_id} is not stubbed in student/"
     cells = [_cell(STUB, key, "start"), _cell(stub, key, "stub", grade_id)]
-    for j in region.checks:
+    for j in ex_cells.checks:
         check = _grade_id(nb.cells[j])
         assert check in shipped, f"student/ lacks the check {check}: run `make student`"
         cells.append(_cell(shipped[check].source, key, "check", check))
@@ -136,13 +140,13 @@ def stub_cells(grade_id: str, region: Region, nb: nbformat.NotebookNode,
 
 def probe_notebook(lab: str) -> nbformat.NotebookNode:
     nb = booktools.read(lab)
-    found = regions(nb)
+    found = exercise_cells(nb)
     edition = booktools.read(student.STUDENT_DIR / Path(lab).name)
     shipped = {_grade_id(c): c for c in edition.cells if booktools.nbgrader(c) is not None}
     mine = {ex.solution: ex for ex in EXERCISES if ex.lab == lab}
     unknown = set(mine) - set(found)
     assert not unknown, f"{lab}: the table names exercises the lab does not have: {unknown}"
-    at = {region.solution: (grade_id, region) for grade_id, region in found.items()}
+    at = {ex_cells.solution: (grade_id, ex_cells) for grade_id, ex_cells in found.items()}
     cells = [_cell(SKIPPER, "", "setup")]
     i = 0
     while i < len(nb.cells):
@@ -152,25 +156,25 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
                 cells.append(_cell(cell.source, "", "lab"))
             i += 1
             continue
-        grade_id, region = at[i]
-        cells += stub_cells(grade_id, region, nb, shipped)
+        grade_id, ex_cells = at[i]
+        cells += stub_cells(grade_id, ex_cells, nb, shipped)
         ex = mine.get(grade_id)
         answers = [] if ex is None else [("wrong", k, a) for k, a in enumerate(ex.wrong)]
         answers += [] if ex is None else [("right", k, a) for k, a in enumerate(ex.right)]
         for kind, k, answer in answers:
             key = f"{grade_id}/{kind}/{k}"
             cells.append(_cell(START, key, "start"))
-            cells.append(_cell(with_solution(cell.source, answer.code), key, "solution", grade_id))
-            for j in region.span:
+            cells.append(_cell(with_one_solution(cell.source, answer.code), key, "solution", grade_id))
+            for j in ex_cells.span:
                 check = booktools.is_check(nb.cells[j])
-                role = "check" if j in region.checks else "hidden" if check else "between"
+                role = "check" if j in ex_cells.checks else "hidden" if check else "between"
                 cells.append(_cell(nb.cells[j].source, key, role, _grade_id(nb.cells[j]) if check else ""))
             cells.append(_cell(END + "\n" + answer.cleanup, key, "end"))
         # then the lab's own solution and its cells, as the lab runs them
         cells.append(_cell(cell.source, "", "lab"))
-        for j in region.span:
+        for j in ex_cells.span:
             cells.append(_cell(nb.cells[j].source, "", "lab"))
-        i = region.span[-1] + 1
+        i = ex_cells.span[-1] + 1
     out = nbformat.v4.new_notebook(metadata=nb.metadata)
     out.cells = cells
     return out
@@ -228,7 +232,7 @@ def _lab_params() -> list:
 def test_every_visible_check_fails_on_the_shipped_stub(lab):
     probe = run_probe(lab)
     assert not probe.broken, f"{lab}: the lab's own cells failed in the probe: {probe.broken}"
-    exercises = regions(booktools.read(lab))
+    exercises = exercise_cells(booktools.read(lab))
     assert set(probe.stub_checks) == set(exercises), (
         f"{lab}: stubs played for {sorted(probe.stub_checks)}, exercises {sorted(exercises)}")
     passing = [f"{check} passes on the stub of {exercise}"
@@ -283,7 +287,7 @@ def every_lab() -> list[str]:
 def test_every_lab_is_in_the_table():
     """A lab with graded exercises but no entry in tests/lab_answers/ fails here, unless it
     is named in KNOWN_GAPS; a gap that has been filled must leave KNOWN_GAPS."""
-    missing = [lab for lab in every_lab() if regions(booktools.read(lab)) and lab not in LABS]
+    missing = [lab for lab in every_lab() if exercise_cells(booktools.read(lab)) and lab not in LABS]
     assert set(missing) <= set(KNOWN_GAPS), (
         f"labs without entries in tests/lab_answers/: {sorted(set(missing) - set(KNOWN_GAPS))}")
     filled = set(KNOWN_GAPS) & set(LABS)
@@ -295,7 +299,7 @@ def test_the_table_covers_every_exercise():
     lab's own, three wrong ones, one of which hides the symptom; hints are not empty."""
     for lab in LABS:
         nb = booktools.read(lab)
-        exercises = set(regions(nb))
+        exercises = set(exercise_cells(nb))
         table = {ex.solution: ex for ex in _table(lab)}
         assert set(table) == exercises, f"{lab}: table {sorted(table)} vs exercises {sorted(exercises)}"
         for ex in table.values():
@@ -308,7 +312,7 @@ def test_the_table_covers_every_exercise():
 
 def test_with_solution_replaces_the_region_only():
     source = "def f(x):\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION\n\n\ny = f(2)"
-    assert with_solution(source, "a = 1\n\nreturn a") == "def f(x):\n    a = 1\n\n    return a\n\n\ny = f(2)"
+    assert with_one_solution(source, "a = 1\n\nreturn a") == "def f(x):\n    a = 1\n\n    return a\n\n\ny = f(2)"
 
 
 def test_check_cells_may_print_one_pass_line_only():
