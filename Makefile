@@ -5,13 +5,15 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Pyodide, for the book's "Explain an error" page (fetched from npm by `make book`)
 PYODIDE := tools/pyodide/node_modules/.package-lock.json
-# Executed outputs must not depend on timing or hash order (see ice_teach/booktools.py).
-export TQDM_DISABLE := 1
-export PYTHONHASHSEED := 0
-export PYDEVD_DISABLE_FILE_VALIDATION := 1
-
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/tests/sanitize.cfg \
-	--nbval-cell-timeout 600
+# The execution environment (executed outputs must not depend on timing or hash order) and
+# the nbval options are written once, in ice_teach/settings.py, which the tests and the
+# grader read too. Read with the plain $(PYTHON), standard library only: before the venv exists.
+EXECUTION_ENV := $(shell $(PYTHON) -m ice_teach settings env)
+NBVAL := $(shell $(PYTHON) -m ice_teach settings nbval)
+ifeq ($(NBVAL),)
+$(error `$(PYTHON) -m ice_teach settings nbval` printed nothing: make needs Python 3.9 or newer as $(PYTHON))
+endif
+$(foreach setting,$(EXECUTION_ENV),$(eval export $(setting)))
 JB_STRICT := -W --keep-going
 # The kernel stages run a kernel per core (pytest-xdist; TEST_JOBS, at most 8 by default, so
 # that the kernels' memory stays within a laptop's), each whole test file or notebook in

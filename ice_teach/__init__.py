@@ -9,12 +9,15 @@ with it (``pip install -e ".[teach]"``; ``make venv`` does so). One command line
     ice-teach student                              # the student editions into student/
     ice-teach grade lab-nan submissions/           # nbgrader, in a sandbox
     ice-teach status [--check]                     # what the status page will say
+    ice-teach settings env|nbval                   # the execution environment, nbval options
     ice-teach gpu-verify | compat | colab | start-methods | python-support
 
 Modules:
 
-- ``booktools``: notebooks (list, read, write, the setup cell, headers, the execution
-  environment, execution in place) and the exercise conventions;
+- ``settings``: the execution environment and the nbval options, the one place the
+  Makefile, the tests and the grader read them;
+- ``booktools``: notebooks (list, read, write, the setup cell, headers, the _toc.yml
+  walker, execution in place) and the exercise conventions;
 - ``solutions``: the one reader and writer of solution and hidden-test regions;
 - ``student``: the student editions (nbgrader ``generate_assignment``);
 - ``status``: the status data the book's status page reads (``_ext/book_status.py``);

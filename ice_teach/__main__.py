@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
                              "chapter, or of the chapters named", "sync-chapter-headers"),
     "execute": ("ice_teach.booktools", "execute notebooks in place (all when none is named)",
                 "execute"),
+    "settings": ("ice_teach.settings", "the execution environment or the nbval options, for "
+                 "make or a shell (env | nbval)", None),
     "student": ("ice_teach.student", "write the student edition of every lab into student/",
                 None),
     "grade": ("ice_teach.grading.cli", "grade a folder of submissions with nbgrader", None),

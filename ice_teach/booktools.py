@@ -26,6 +26,7 @@ import nbformat
 import yaml
 
 from ice_teach import solutions
+from ice_teach.settings import EXECUTION_ENV  # the one execution environment (settings.py)
 # Read here by tools and tests that predate ice_teach/solutions.py (to move to solutions.X):
 from ice_teach.solutions import HIDDEN_BEGIN, HIDDEN_END, SOLUTION_BEGIN, SOLUTION_END, STUDENT_STUB  # noqa: F401
 
@@ -440,12 +441,6 @@ def sync_chapter_header(nb: nbformat.NotebookNode) -> bool:
 
 
 # --------------------------------------------------------------------------- execution
-EXECUTION_ENV = {
-    # Progress bars are for people; executed outputs must not depend on timing.
-    "TQDM_DISABLE": "1",
-    "PYTHONHASHSEED": "0",
-    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-}
 
 
 def execute(path: Path | str, timeout: int = 600, allow_errors: bool = False) -> nbformat.NotebookNode:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
+import pytest
 
-from ice_teach import booktools
+from ice_teach import booktools, settings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def solution(grade_id="ex1-solution", source=None, tags=("hide-input",)):
@@ -79,10 +85,15 @@ def test_setup_cell_uses_the_configured_repository():
     assert booktools.sync_setup_cell(nb) is False
 
 
-def test_the_makefile_exports_the_one_execution_environment():
-    """`make` cannot import booktools: its exports must be EXECUTION_ENV, no more, no less."""
-    import re
-
-    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
-    exported = dict(re.findall(r"^export (\w+) := (\S+)$", makefile, flags=re.M))
-    assert exported == booktools.EXECUTION_ENV
+@pytest.mark.kernel  # runs make
+def test_make_runs_with_the_one_execution_environment_and_nbval_options():
+    """What make's recipes see: ice_teach/settings.py's environment and nbval options."""
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    shown = subprocess.run(
+        ["make", "-s", "--eval", "ice-show-settings: ; @env; echo NBVAL=$(NBVAL)",
+         "ice-show-settings"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    env = dict(line.split("=", 1) for line in shown if "=" in line)
+    assert {name: env.get(name) for name in settings.EXECUTION_ENV} == settings.EXECUTION_ENV
+    assert shlex.split(env["NBVAL"]) == settings.nbval_options()

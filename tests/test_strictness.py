@@ -1,7 +1,7 @@
 """`make test` is strict: a changed printed value or a provocation that stops failing fails it.
 
 Each case copies a small notebook to a temporary folder, alters it, and runs the same
-nbval options the Makefile uses in a child pytest.
+nbval options as the Makefile (ice_teach/settings.py) in a child pytest.
 """
 
 from __future__ import annotations
@@ -14,20 +14,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ice_teach import booktools
+from ice_teach import settings
 
 pytestmark = pytest.mark.kernel  # every test here starts a kernel or a child process
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "sanitize.cfg")]
-
 
 def run_nbval(path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, **booktools.EXECUTION_ENV}
+    env = {**os.environ, **settings.EXECUTION_ENV}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path), *NBVAL],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path), *settings.nbval_options()],
         capture_output=True, text=True, timeout=300, cwd=path.parent, env=env,
     )
 

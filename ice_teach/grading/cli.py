@@ -60,7 +60,7 @@ from pathlib import Path
 
 import nbformat
 
-from ice_teach import booktools, student
+from ice_teach import settings, student
 from ice_teach.grading import export as grade_export
 from ice_teach.grading import feedback as grade_feedback
 from ice_teach.grading import report_html
@@ -145,7 +145,7 @@ class Course:
             "display_name": "Python 3 (grading sandbox)",
             "language": "python",
             "interrupt_mode": "message",  # a signal to bwrap would not reach the kernel
-            "env": {**booktools.EXECUTION_ENV, "OMP_NUM_THREADS": str(self.threads)},
+            "env": {**settings.EXECUTION_ENV, "OMP_NUM_THREADS": str(self.threads)},
         }))
         job = home / "job.json"
         job.write_text(json.dumps({

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ice_teach import booktools
+from ice_teach import settings
 
 PACKAGE = Path(__file__).resolve().parents[1]  # ice_teach/
 ROOT = PACKAGE.parent
@@ -109,7 +109,7 @@ def bwrap_prefix(secrets: list[Path], rw: list[Path] = (),
         cmd += args
     env = {"HOME": "/tmp/home", "MPLCONFIGDIR": "/tmp/home", "TMPDIR": "/tmp",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-           "LANG": "C.UTF-8", **booktools.EXECUTION_ENV, "OMP_NUM_THREADS": str(threads),
+           "LANG": "C.UTF-8", **settings.EXECUTION_ENV, "OMP_NUM_THREADS": str(threads),
            "MKL_NUM_THREADS": str(threads)}
     for key, value in env.items():
         cmd += ["--setenv", key, value]

@@ -19,7 +19,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ice_teach import booktools
+from ice_teach import booktools, settings
 from ice_teach.verify import gpu as gpu_verify
 
 SUMMARY = "notebooks:"
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bars", action="store_true",
                         help="progress bars on, as a learner sees them")
     args = parser.parse_args(argv)
-    os.environ.update(booktools.EXECUTION_ENV)
+    os.environ.update(settings.EXECUTION_ENV)
     if args.bars:
         os.environ.pop("TQDM_DISABLE", None)
     jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students=not args.no_students)

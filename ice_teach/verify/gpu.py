@@ -635,9 +635,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}", flush=True)
     passed = failed = 0
     if not args.skip_notebooks:
-        from ice_teach import booktools
+        from ice_teach import booktools, settings
 
-        os.environ.update(booktools.EXECUTION_ENV)  # what `make` sets for executed outputs
+        os.environ.update(settings.EXECUTION_ENV)  # what `make` sets for executed outputs
         os.environ["OMP_NUM_THREADS"] = "2"  # several kernels at a time share the cores
         paths = [Path(p) for p in args.notebooks] or booktools.notebooks()
         jobs = notebook_jobs(paths, students=not args.no_students)

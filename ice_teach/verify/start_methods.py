@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ice_teach import booktools
+from ice_teach import booktools, settings
 from ice_teach.verify import bare as execute_bare
 from ice_teach.verify import gpu as gpu_verify
 
@@ -109,8 +109,8 @@ def run_pass(method: str, jobs: int) -> dict:
     """Execute the chosen notebooks (and solved student editions) under ``method``."""
     with tempfile.TemporaryDirectory(prefix="ice-start-method-") as tmp:
         execute_bare.ipython_startup(Path(tmp), STARTUP[method])
-        saved = {k: os.environ.get(k) for k in ("IPYTHONDIR", *booktools.EXECUTION_ENV)}
-        os.environ.update(booktools.EXECUTION_ENV, IPYTHONDIR=tmp)
+        saved = {k: os.environ.get(k) for k in ("IPYTHONDIR", *settings.EXECUTION_ENV)}
+        os.environ.update(settings.EXECUTION_ENV, IPYTHONDIR=tmp)
         print(f"== start method {method}", flush=True)
         try:
             said = probe()
