@@ -198,18 +198,18 @@ def _check_cell_problems(where: str, source: str) -> list[str]:
     code = [line for line in source.splitlines()
             if line.strip() and not line.lstrip().startswith("#")]
     if len(code) > CHECK_LINES:
-        problems.append(f"{where}: a check cell is at most {CHECK_LINES} lines of code "
-                        f"(it has {len(code)}): the check logic lives in ice_lab.checks")
+        problems.append(f"{where}: check cell has {len(code)} lines of code, more than "
+                        f"{CHECK_LINES}: the check logic belongs in ice_lab.checks")
     if not any(_is_check_call(n) for n in tree.body):
-        problems.append(f"{where}: a check cell calls {CHECK_MODULE}.<exercise>(...), "
+        problems.append(f"{where}: check cell does not call {CHECK_MODULE}.<exercise>(...), "
                         "the lab's module of ice_lab.checks")
     for node in tree.body:
         if not isinstance(node, (ast.Expr, ast.Import, ast.ImportFrom, ast.Assign)):
-            problems.append(f"{where}: a check cell holds calls of the lab's checks, "
-                            f"not {type(node).__name__} at line {node.lineno}")
+            problems.append(f"{where}: check cell holds a {type(node).__name__} at line "
+                            f"{node.lineno}: it holds only calls of the lab's checks")
     if "print(" in source:
-        problems.append(f"{where}: a check cell prints nothing itself: the check prints "
-                        f"its one '{PASS_LINE}: ...' line")
+        problems.append(f"{where}: check cell calls print(): it prints nothing itself, the "
+                        f"check prints its one '{PASS_LINE}: ...' line")
     return problems
 
 
@@ -222,7 +222,8 @@ def _only_pass_line_output(outputs: list) -> bool:
 
 
 def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
-    """Everything wrong with a notebook's exercise cells, as readable sentences.
+    """Everything wrong with a notebook's exercise cells, as readable sentences: each names
+    the fault first ("check cell is not locked"), then what the convention needs.
 
     The convention (CONTRIBUTING.md): nbgrader v3 metadata; solutions between
     `# BEGIN SOLUTION` / `# END SOLUTION`, tagged `hide-input`; checks that are one call
@@ -244,49 +245,61 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
             problems.append(f"{where}: nbgrader metadata on a {cell.cell_type} cell")
             continue
         if meta.get("schema_version") != 3:
-            problems.append(f"{where}: nbgrader schema_version must be 3")
+            problems.append(f"{where}: nbgrader schema_version is "
+                            f"{meta.get('schema_version')!r}: nbgrader needs 3")
         grade_id = meta.get("grade_id", "")
         if not isinstance(grade_id, str) or not GRADE_ID.match(grade_id):
-            problems.append(f"{where}: grade_id {grade_id!r} must match [A-Za-z0-9_-]+")
+            problems.append(f"{where}: grade_id {grade_id!r} has characters outside "
+                            "[A-Za-z0-9_-]")
         elif grade_id in ids:
             problems.append(f"{where}: grade_id {grade_id!r} is used twice")
         ids.add(grade_id)
         for key in ("grade", "solution", "locked"):
             if not isinstance(meta.get(key), bool):
-                problems.append(f"{where}: nbgrader '{key}' must be true or false")
+                problems.append(f"{where}: nbgrader '{key}' is {meta.get(key)!r}: nbgrader "
+                                "needs true or false")
         tags = cell.metadata.get("tags", [])
         if meta.get("solution"):
             if meta.get("grade") or meta.get("locked"):
-                problems.append(f"{where}: a solution cell is neither graded nor locked")
+                problems.append(f"{where}: solution cell is graded or locked: nbgrader needs "
+                                "grade: false and locked: false")
             try:
                 if not solutions.regions(cell.source):
                     raise solutions.RegionError("no region")
             except solutions.RegionError as err:
                 if "single '#'" in str(err):
-                    problems.append(f"{where}: use a single '#' before BEGIN SOLUTION")
+                    problems.append(f"{where}: solution markers start with '##' or more: "
+                                    "use a single '#' before BEGIN SOLUTION")
                 else:
-                    problems.append(f"{where}: solution needs matching '# BEGIN SOLUTION' / '# END SOLUTION' lines")
+                    problems.append(f"{where}: solution cell has no matching "
+                                    "'# BEGIN SOLUTION' / '# END SOLUTION' lines")
             if "hide-input" not in tags:
-                problems.append(f"{where}: a solution cell is tagged 'hide-input'")
+                problems.append(f"{where}: solution cell is not tagged 'hide-input': the "
+                                "book's page would show the solution unfolded")
             if seen_solution_without_check:
                 problems.append(f"{where}: the previous solution has no check cell after it")
             seen_solution_without_check = True
         elif meta.get("grade"):
             if not meta.get("locked"):
-                problems.append(f"{where}: a check cell is locked")
+                problems.append(f"{where}: check cell is not locked: nbgrader needs "
+                                "locked: true")
             points = meta.get("points")
             if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
-                problems.append(f"{where}: a check cell needs positive 'points'")
+                problems.append(f"{where}: check cell has points {points!r}: nbgrader "
+                                "needs a positive number")
             if cell.get("outputs") and not _only_pass_line_output(cell["outputs"]):
                 problems.append(
-                    f"{where}: a check cell prints nothing but its one '{PASS_LINE}: ...' line"
+                    f"{where}: check cell's saved output is more than its one "
+                    f"'{PASS_LINE}: ...' line: it prints nothing else"
                 )
             source = cell.source
             if HIDDEN_BEGIN in source or HIDDEN_END in source:
                 if not solutions.is_hidden_tests(source):
-                    problems.append(f"{where}: hidden tests fill their own cell, from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'")
+                    problems.append(f"{where}: hidden tests share their cell: a hidden-test "
+                                    f"cell holds only '{HIDDEN_BEGIN}' ... '{HIDDEN_END}'")
                 if "remove-cell" not in tags:
-                    problems.append(f"{where}: a hidden-test cell is tagged 'remove-cell'")
+                    problems.append(f"{where}: hidden-test cell is not tagged 'remove-cell': "
+                                    "the book's page would show it")
             problems += _check_cell_problems(where, source)
             if not meta.get("solution"):
                 seen_solution_without_check = False

@@ -48,19 +48,27 @@ def test_a_good_exercise_has_no_problems():
 
 
 def test_problems_are_reported():
+    """Each message names the fault, not the rule it breaks."""
+    unlocked, locked_solution, old_schema = check(), solution(), check()
+    unlocked.metadata["nbgrader"]["locked"] = False
+    locked_solution.metadata["nbgrader"]["locked"] = True
+    old_schema.metadata["nbgrader"]["schema_version"] = 2
     cases = {
-        "grade_id": notebook(solution("bad id!"), check()),
+        "'bad id!' has characters outside": notebook(solution("bad id!"), check()),
         "used twice": notebook(solution("same"), check("same")),
-        "hide-input": notebook(solution(tags=()), check()),
-        "BEGIN SOLUTION": notebook(solution(source="def fix(x):\n    return x"), check()),
-        "single '#'": notebook(solution(source="### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION"), check()),
+        "not tagged 'hide-input'": notebook(solution(tags=()), check()),
+        "has no matching '# BEGIN SOLUTION'": notebook(solution(source="def fix(x):\n    return x"), check()),
+        "start with '##'": notebook(solution(source="### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION"), check()),
         "no check cell": notebook(solution()),
-        "points": notebook(solution(), check(points=0)),
-        "prints nothing": notebook(solution(), check(source="print(fix(1))\ncheck.fix(fix)")),
-        "remove-cell": notebook(solution(), check(source="### BEGIN HIDDEN TESTS\ncheck.fix(fix)\n### END HIDDEN TESTS")),
-        "calls check.": notebook(solution(), check(source="x = 1")),
-        "at most 4 lines": notebook(solution(), check(source="a = 1\nb = 2\nc = 3\nd = 4\ncheck.fix(fix)")),
-        "not For": notebook(solution(), check(source="for n in (1, 2):\n    check.fix(fix, n)")),
+        "has points 0": notebook(solution(), check(points=0)),
+        "check cell is not locked: nbgrader needs locked: true": notebook(solution(), unlocked),
+        "solution cell is graded or locked": notebook(locked_solution, check()),
+        "schema_version is 2": notebook(solution(), old_schema),
+        "check cell calls print()": notebook(solution(), check(source="print(fix(1))\ncheck.fix(fix)")),
+        "not tagged 'remove-cell'": notebook(solution(), check(source="### BEGIN HIDDEN TESTS\ncheck.fix(fix)\n### END HIDDEN TESTS")),
+        "does not call check.": notebook(solution(), check(source="x = 1")),
+        "has 5 lines of code, more than 4": notebook(solution(), check(source="a = 1\nb = 2\nc = 3\nd = 4\ncheck.fix(fix)")),
+        "holds a For at line 1": notebook(solution(), check(source="for n in (1, 2):\n    check.fix(fix, n)")),
     }
     for needle, nb in cases.items():
         problems = booktools.exercise_problems(nb)
