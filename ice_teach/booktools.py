@@ -244,68 +244,87 @@ def exercise_problems(nb: nbformat.NotebookNode) -> list[str]:
         if cell.cell_type != "code":
             problems.append(f"{where}: nbgrader metadata on a {cell.cell_type} cell")
             continue
-        if meta.get("schema_version") != 3:
-            problems.append(f"{where}: nbgrader schema_version is "
-                            f"{meta.get('schema_version')!r}: nbgrader needs 3")
-        grade_id = meta.get("grade_id", "")
-        if not isinstance(grade_id, str) or not GRADE_ID.match(grade_id):
-            problems.append(f"{where}: grade_id {grade_id!r} has characters outside "
-                            "[A-Za-z0-9_-]")
-        elif grade_id in ids:
-            problems.append(f"{where}: grade_id {grade_id!r} is used twice")
-        ids.add(grade_id)
-        for key in ("grade", "solution", "locked"):
-            if not isinstance(meta.get(key), bool):
-                problems.append(f"{where}: nbgrader '{key}' is {meta.get(key)!r}: nbgrader "
-                                "needs true or false")
-        tags = cell.metadata.get("tags", [])
+        problems += _metadata_problems(where, meta, ids)
         if meta.get("solution"):
-            if meta.get("grade") or meta.get("locked"):
-                problems.append(f"{where}: solution cell is graded or locked: nbgrader needs "
-                                "grade: false and locked: false")
-            try:
-                if not solutions.regions(cell.source):
-                    raise solutions.RegionError("no region")
-            except solutions.RegionError as err:
-                if "single '#'" in str(err):
-                    problems.append(f"{where}: solution markers start with '##' or more: "
-                                    "use a single '#' before BEGIN SOLUTION")
-                else:
-                    problems.append(f"{where}: solution cell has no matching "
-                                    "'# BEGIN SOLUTION' / '# END SOLUTION' lines")
-            if "hide-input" not in tags:
-                problems.append(f"{where}: solution cell is not tagged 'hide-input': the "
-                                "book's page would show the solution unfolded")
+            problems += _solution_cell_problems(where, cell, meta)
             if seen_solution_without_check:
                 problems.append(f"{where}: the previous solution has no check cell after it")
             seen_solution_without_check = True
         elif meta.get("grade"):
-            if not meta.get("locked"):
-                problems.append(f"{where}: check cell is not locked: nbgrader needs "
-                                "locked: true")
-            points = meta.get("points")
-            if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
-                problems.append(f"{where}: check cell has points {points!r}: nbgrader "
-                                "needs a positive number")
-            if cell.get("outputs") and not _only_pass_line_output(cell["outputs"]):
-                problems.append(
-                    f"{where}: check cell's saved output is more than its one "
-                    f"'{PASS_LINE}: ...' line: it prints nothing else"
-                )
-            source = cell.source
-            if HIDDEN_BEGIN in source or HIDDEN_END in source:
-                if not solutions.is_hidden_tests(source):
-                    problems.append(f"{where}: hidden tests share their cell: a hidden-test "
-                                    f"cell holds only '{HIDDEN_BEGIN}' ... '{HIDDEN_END}'")
-                if "remove-cell" not in tags:
-                    problems.append(f"{where}: hidden-test cell is not tagged 'remove-cell': "
-                                    "the book's page would show it")
-            problems += _check_cell_problems(where, source)
-            if not meta.get("solution"):
-                seen_solution_without_check = False
+            problems += _graded_cell_problems(where, cell, meta)
+            seen_solution_without_check = False
     if seen_solution_without_check:
         problems.append("the last solution cell has no check cell after it")
     return problems
+
+
+def _metadata_problems(where: str, meta: dict, ids: set[str]) -> list[str]:
+    """The nbgrader metadata of any exercise cell; adds its grade_id to ``ids``."""
+    problems = []
+    if meta.get("schema_version") != 3:
+        problems.append(f"{where}: nbgrader schema_version is "
+                        f"{meta.get('schema_version')!r}: nbgrader needs 3")
+    grade_id = meta.get("grade_id", "")
+    if not isinstance(grade_id, str) or not GRADE_ID.match(grade_id):
+        problems.append(f"{where}: grade_id {grade_id!r} has characters outside "
+                        "[A-Za-z0-9_-]")
+    elif grade_id in ids:
+        problems.append(f"{where}: grade_id {grade_id!r} is used twice")
+    ids.add(grade_id)
+    for key in ("grade", "solution", "locked"):
+        if not isinstance(meta.get(key), bool):
+            problems.append(f"{where}: nbgrader '{key}' is {meta.get(key)!r}: nbgrader "
+                            "needs true or false")
+    return problems
+
+
+def _solution_cell_problems(where: str, cell: nbformat.NotebookNode, meta: dict) -> list[str]:
+    """A solution cell: ungraded, unlocked, its regions well marked, folded on the page."""
+    problems = []
+    if meta.get("grade") or meta.get("locked"):
+        problems.append(f"{where}: solution cell is graded or locked: nbgrader needs "
+                        "grade: false and locked: false")
+    try:
+        if not solutions.regions(cell.source):
+            raise solutions.RegionError("no region")
+    except solutions.RegionError as err:
+        if "single '#'" in str(err):
+            problems.append(f"{where}: solution markers start with '##' or more: "
+                            "use a single '#' before BEGIN SOLUTION")
+        else:
+            problems.append(f"{where}: solution cell has no matching "
+                            "'# BEGIN SOLUTION' / '# END SOLUTION' lines")
+    if "hide-input" not in cell.metadata.get("tags", []):
+        problems.append(f"{where}: solution cell is not tagged 'hide-input': the "
+                        "book's page would show the solution unfolded")
+    return problems
+
+
+def _graded_cell_problems(where: str, cell: nbformat.NotebookNode, meta: dict) -> list[str]:
+    """A check cell: locked, worth points, its saved output the pass line, a hidden one in
+    a cell of its own and removed from the page, its code one call of the lab's checks."""
+    problems = []
+    if not meta.get("locked"):
+        problems.append(f"{where}: check cell is not locked: nbgrader needs "
+                        "locked: true")
+    points = meta.get("points")
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+        problems.append(f"{where}: check cell has points {points!r}: nbgrader "
+                        "needs a positive number")
+    if cell.get("outputs") and not _only_pass_line_output(cell["outputs"]):
+        problems.append(
+            f"{where}: check cell's saved output is more than its one "
+            f"'{PASS_LINE}: ...' line: it prints nothing else"
+        )
+    source = cell.source
+    if HIDDEN_BEGIN in source or HIDDEN_END in source:
+        if not solutions.is_hidden_tests(source):
+            problems.append(f"{where}: hidden tests share their cell: a hidden-test "
+                            f"cell holds only '{HIDDEN_BEGIN}' ... '{HIDDEN_END}'")
+        if "remove-cell" not in cell.metadata.get("tags", []):
+            problems.append(f"{where}: hidden-test cell is not tagged 'remove-cell': "
+                            "the book's page would show it")
+    return problems + _check_cell_problems(where, source)
 
 
 def count_exercises(nb: nbformat.NotebookNode) -> int:
