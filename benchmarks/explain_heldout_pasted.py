@@ -208,9 +208,11 @@ CASES: list[tuple[str, str, str]] = [
 ]
 
 
-def main() -> int:
+def score(cases: list[tuple[str, str, str]]) -> int:
+    """Print each miss and the score of explain on ``cases`` (kind, source, message); the
+    exit status: 0 unless explain crashed. Also used by explain_heldout_pasted2.py."""
     right, crashes = 0, 0
-    for kind, source, message in CASES:
+    for kind, source, message in cases:
         try:
             d = explain(message)
             got = d.kind if isinstance(d, Diagnosis) else f"returned {type(d).__name__}"
@@ -221,9 +223,9 @@ def main() -> int:
             right += 1
         else:
             print(f"miss: {source}: expected {kind}, explain says {got}")
-    print(f"{right}/{len(CASES)} correct kinds ({100 * right / len(CASES):.0f}%), explain crashes: {crashes}")
+    print(f"{right}/{len(cases)} correct kinds ({100 * right / len(cases):.0f}%), explain crashes: {crashes}")
     return 0 if crashes == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(score(CASES))

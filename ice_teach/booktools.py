@@ -433,19 +433,24 @@ def lab_header_source(nb: nbformat.NotebookNode, path: Path | str | None = None,
     )
 
 
-def sync_lab_header(nb: nbformat.NotebookNode, path: Path | str) -> bool:
-    """Insert or refresh the header cell right under the lab's title; True if it changed."""
-    source = lab_header_source(nb, path)
+def _sync_header(nb: nbformat.NotebookNode, marker: dict[str, str], source: str) -> bool:
+    """Insert or refresh the cell marked ``marker`` right under the title cell with
+    ``source``; True if it changed."""
     for cell in nb.cells:
-        if cell.metadata.get("ice_lab") == LAB_HEADER["ice_lab"]:
+        if cell.metadata.get("ice_lab") == marker["ice_lab"]:
             changed = cell.source != source
             cell.source = source
             return changed
     title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
-    cell = nbformat.v4.new_markdown_cell(source, metadata=dict(LAB_HEADER))
-    cell.id = "lab-header"
+    cell = nbformat.v4.new_markdown_cell(source, metadata=dict(marker))
+    cell.id = marker["ice_lab"]
     nb.cells.insert(title + 1, cell)
     return True
+
+
+def sync_lab_header(nb: nbformat.NotebookNode, path: Path | str) -> bool:
+    """Insert or refresh the header cell right under the lab's title; True if it changed."""
+    return _sync_header(nb, LAB_HEADER, lab_header_source(nb, path))
 
 
 def chapter_header_source(nb: nbformat.NotebookNode) -> str:
@@ -459,17 +464,7 @@ def chapter_header_source(nb: nbformat.NotebookNode) -> str:
 def sync_chapter_header(nb: nbformat.NotebookNode) -> bool:
     """Insert or refresh the reading-time line right under the chapter's title cell; True if
     it changed."""
-    source = chapter_header_source(nb)
-    for cell in nb.cells:
-        if cell.metadata.get("ice_lab") == CHAPTER_HEADER["ice_lab"]:
-            changed = cell.source != source
-            cell.source = source
-            return changed
-    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
-    cell = nbformat.v4.new_markdown_cell(source, metadata=dict(CHAPTER_HEADER))
-    cell.id = "chapter-header"
-    nb.cells.insert(title + 1, cell)
-    return True
+    return _sync_header(nb, CHAPTER_HEADER, chapter_header_source(nb))
 
 
 # --------------------------------------------------------------------------- execution
