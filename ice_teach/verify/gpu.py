@@ -472,17 +472,16 @@ def filled_student_edition(lab: Path, student: Path):
     nbgrader ``grade_id``): what a learner who solved every exercise runs."""
     import nbformat
 
+    from ice_teach import booktools
+
     solved = nbformat.read(ROOT / lab, as_version=4)
-    answers = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in solved.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
+    answers = {booktools.nbgrader(c)["grade_id"]: c.source
+               for c in solved.cells if booktools.is_solution(c)}
     nb = nbformat.read(ROOT / student, as_version=4)
     missing = []
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
+        if booktools.is_solution(cell):
+            meta = booktools.nbgrader(cell)
             if meta.get("grade_id") not in answers:
                 missing.append(meta.get("grade_id"))
                 continue
