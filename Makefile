@@ -46,10 +46,10 @@ start=$$(date +%s); ( $(2) ); status=$$?; \
 	>> $(STAGES); true
 endef
 # The portability pass also runs on bare copies: each notebook alone in a folder of its own
-# under a fresh temporary folder (tests/bare_folders.py), as on Colab, so a notebook that
+# under a fresh temporary folder (ice-teach bare-copies: booktools.bare_copies), as on Colab, so a notebook that
 # reads a file of the repository fails. $(1): notebooks or folders (default: book and labs).
 define BARE_PASS
-bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) tests/bare_folders.py $$bare $(1) >/dev/null \
+bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) -m ice_teach bare-copies $$bare $(1) >/dev/null \
 	&& cd $$bare && env $(PORTABLE_ENV) $(STATUS) ICE_STATUS_PASS=2 $(CURDIR)/$(PY) -m pytest . \
 	-p no:cacheprovider -p status_plugin $(NBVAL) $(XDIST) $(2); status=$$?; rm -rf $$bare; \
 	exit $$status

@@ -19,6 +19,9 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
                              "chapter, or of the chapters named", "sync-chapter-headers"),
     "execute": ("ice_teach.booktools", "execute notebooks in place (all when none is named)",
                 "execute"),
+    "bare-copies": ("ice_teach.booktools", "copy notebooks, each alone in a folder of its own, "
+                    "under a folder out of the repository (make test's bare pass)",
+                    "bare-copies"),
     "settings": ("ice_teach.settings", "the execution environment or the nbval options, for "
                  "make or a shell (env | nbval)", None),
     "student": ("ice_teach.student", "write the student edition of every lab into student/",

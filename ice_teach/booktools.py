@@ -474,22 +474,62 @@ def sync_chapter_header(nb: nbformat.NotebookNode) -> bool:
 # --------------------------------------------------------------------------- execution
 
 
-def execute(path: Path | str, timeout: int = 600, allow_errors: bool = False) -> nbformat.NotebookNode:
-    """Execute a notebook with its own folder as working directory, as nbval does."""
+def bare_copies(dest: Path | str, paths: list[Path]) -> list[Path]:
+    """Copy each notebook into a folder of its own under ``dest``, out of the repository's
+    reach, as a learner's Colab runtime or an empty folder holds it:
+    ``dest/book-numerics/book/numerics.ipynb``. The notebook's folder keeps its name (a
+    cell may print it) and holds only the notebook; its parent holds only that folder.
+    ``dest`` also gets the root ``conftest.py`` (what nbval compares) and nothing else, so
+    that `make test`'s bare pass (the Makefile's BARE_PASS) runs nbval there."""
+    import shutil
+
+    dest = Path(dest).resolve()
+    if ROOT == dest or ROOT in dest.parents:
+        raise SystemExit(f"bare copies: {dest} is inside the repository; use a temporary folder")
+    copies = []
+    for nb in paths:
+        folder = dest / f"{nb.parent.name}-{nb.stem}" / nb.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        copies.append(Path(shutil.copy2(nb, folder / nb.name)))
+    shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")
+    return copies
+
+
+def execute(path: Path | str, timeout: int = 600, allow_errors: bool = False, *,
+            bare: bool = False, nb: nbformat.NotebookNode | None = None) -> nbformat.NotebookNode:
+    """Execute a notebook and return it with its outputs (the file is not written).
+
+    In place (the default): the notebook ``path`` (from the repository root), with its own
+    folder as working directory, as nbval does, in settings.EXECUTION_ENV.
+    ``bare``: a copy alone in a temporary folder (the layout of ``bare_copies``), as a
+    learner's Colab or an empty folder holds it, in the caller's environment (the
+    verification runs set it; ``ice_teach.verify.bare --bars`` leaves progress bars on);
+    ``nb``, if given, is executed instead of the file ``path`` names (a filled-in student
+    edition)."""
+    import tempfile
+
     from nbclient import NotebookClient
 
-    os.environ.update(EXECUTION_ENV)
-    full = ROOT / path
-    nb = nbformat.read(full, as_version=NBFORMAT_VERSION)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=allow_errors,
-        record_timing=False,  # no per-cell timestamps: re-executing leaves unchanged cells unchanged
-        resources={"metadata": {"path": str(full.parent)}},
-    )
-    client.execute()
+    if nb is None:
+        nb = nbformat.read(ROOT / path, as_version=NBFORMAT_VERSION)
+    with tempfile.TemporaryDirectory(prefix="ice-bare-") as scratch:
+        if bare:
+            parent = Path(path).parent.name  # a bare name: the temporary folder itself
+            folder = Path(scratch) / f"{parent}-{Path(path).stem}" / parent if parent else Path(scratch)
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, folder / Path(path).name)
+        else:
+            os.environ.update(EXECUTION_ENV)
+            folder = (ROOT / path).parent
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=allow_errors,
+            record_timing=False,  # no per-cell timestamps: re-executing leaves unchanged cells unchanged
+            resources={"metadata": {"path": str(folder)}},
+        )
+        client.execute()
     return nb
 
 
@@ -522,6 +562,11 @@ def main(argv: list[str] | None = None) -> int:
     p_chap.add_argument("paths", nargs="*")
     p_exe = sub.add_parser("execute", help="execute notebooks in place (all when none is named)")
     p_exe.add_argument("paths", nargs="*")
+    p_bare = sub.add_parser("bare-copies", help="copy every notebook (or those named, or "
+                            "under the folders named) into a folder of its own under DEST, "
+                            "out of the repository's reach; print DEST")
+    p_bare.add_argument("dest")
+    p_bare.add_argument("paths", nargs="*")
     args = parser.parse_args(argv)
     if args.cmd == "new":
         new_notebook(args.path, args.title)
@@ -549,6 +594,15 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"updated {p}")
     elif args.cmd == "execute":
         return _cmd_execute(args.paths)
+    elif args.cmd == "bare-copies":
+        found: list[Path] = []
+        for arg in args.paths:
+            path = Path(arg)
+            found += sorted(path.rglob("*.ipynb")) if path.is_dir() else [path]
+        # hidden files (an editor's or a tool's scratch copies) are not notebooks of the book
+        found = [p for p in found if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")]
+        bare_copies(args.dest, found if args.paths else [ROOT / p for p in notebooks()])
+        print(Path(args.dest).resolve())
     return 0
 
 

@@ -181,7 +181,7 @@ def test_the_plugin_sums_each_notebooks_cells_and_writes_the_file(tmp_path):
 
 
 def test_a_bare_copy_counts_as_its_notebook(tmp_path):
-    """tests/bare_folders.py puts book/a.ipynb at <dest>/book-a/book/a.ipynb, outside
+    """booktools.bare_copies puts book/a.ipynb at <dest>/book-a/book/a.ipynb, outside
     the root directory: it is recorded as book/a.ipynb, with the copy's hash."""
     copy = _notebook(tmp_path / "bare" / "book-a" / "book" / "a.ipynb")
     recorder = status_plugin.StatusRecorder(

@@ -504,22 +504,13 @@ def error_cells(nb) -> list[str]:
 
 def execute_bare(name: str, nb, timeout: int) -> str:
     """Execute ``nb`` in a temporary folder that holds only it (as a learner's Colab or an
-    empty folder would), on every cell even after an error; raise listing the error cells."""
-    import tempfile
+    empty folder would: booktools.execute(bare=True)), on every cell even after an error;
+    raise listing the error cells."""
+    from ice_teach import booktools
 
-    import nbformat
-    from nbclient import NotebookClient
-
-    with tempfile.TemporaryDirectory(prefix="gpu-verify-") as folder:
-        path = Path(folder) / Path(name).name
-        nbformat.write(nb, path)
-        start = time.perf_counter()
-        client = NotebookClient(
-            nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-            resources={"metadata": {"path": folder}},
-        )
-        client.execute()
-        seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    booktools.execute(name, timeout, allow_errors=True, bare=True, nb=nb)
+    seconds = time.perf_counter() - start
     errors = error_cells(nb)
     if errors:
         raise CheckFailed(f"{len(errors)} error cell(s): " + " | ".join(errors))
@@ -556,7 +547,7 @@ def run_notebooks(jobs: list[Job], timeout: int, workers: int,
     passed = failed = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
-            pool.submit(lambda f=f, load=load: execute_bare(f.name, load(), timeout)): name
+            pool.submit(lambda f=f, load=load: execute_bare(str(f), load(), timeout)): name
             for name, f, load in jobs
         }
         for future in as_completed(futures):
