@@ -46,7 +46,7 @@ start=$$(date +%s); ( $(2) ); status=$$?; \
 	>> $(STAGES); true
 endef
 # The portability pass also runs on bare copies: each notebook alone in a folder of its own
-# under a fresh temporary folder (ice-teach bare-copies: booktools.bare_copies), as on Colab, so a notebook that
+# under a fresh temporary folder (ice-teach bare-copies: notebooks.bare_copies), as on Colab, so a notebook that
 # reads a file of the repository fails. $(1): notebooks or folders (default: book and labs).
 define BARE_PASS
 bare=$$(mktemp -d -t ice-bare-XXXXXX) && $(PY) -m ice_teach bare-copies $$bare $(1) >/dev/null \

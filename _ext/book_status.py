@@ -14,7 +14,7 @@ Nothing here is typed by hand; everything comes from files that runs wrote
 - ``{lab-table}``: the landing page's table of labs. Its body is YAML, one entry per lab
   (what it provokes, the kind of ice, what you fix); the part comes from _toc.yml, the
   exercises and points from the lab's nbgrader metadata, the learner-time estimate from
-  the lab itself (ice_teach/booktools.py, ``learner_time``), the execution minutes from the
+  the lab itself (ice_teach/exercises.py, ``learner_time``), the execution minutes from the
   status data.
   A lab of _toc.yml without an entry (or an entry for no lab) is a build warning.
 - ``{notebook-figure}``: a figure a notebook cell made, taken from the cell's executed
@@ -38,7 +38,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ice_teach import booktools, status
+from ice_teach import editions, exercises, notebooks, status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,7 @@ def _notebook_pages() -> list[str]:
     """The notebooks of _toc.yml, as docnames, in its order."""
     return [
         page
-        for page in booktools.toc_files()
+        for page in notebooks.toc_files()
         if page.startswith(STAMPED) and (ROOT / f"{page}.ipynb").exists()
     ]
 
@@ -84,7 +84,7 @@ def _note_data_dependencies(env: Any) -> None:
 
 def _title(page: str) -> str:
     """The first heading of a notebook (what the sidebar shows)."""
-    nb = booktools.read(f"{page}.ipynb")
+    nb = notebooks.read(f"{page}.ipynb")
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
@@ -207,13 +207,13 @@ def _table(
     return table
 
 
-#: What the landing table says of its learner-time column (ice_teach/booktools.py, learner_time).
+#: What the landing table says of its learner-time column (ice_teach/exercises.py, learner_time).
 LEARNER_NOTE = (
     f"Learner time is an estimate of a first-time learner's time, reading and exercises: "
-    f"the lab's prose at {booktools.WORDS_PER_MINUTE} words a minute, its code at "
-    f"{booktools.CODE_LINES_PER_MINUTE} lines a minute, "
-    f"{booktools.MINUTES_PER_EXERCISE} minutes per exercise and "
-    f"{booktools.MINUTES_PER_OPEN_EXERCISE} per open one (each lab's header says its own)."
+    f"the lab's prose at {exercises.WORDS_PER_MINUTE} words a minute, its code at "
+    f"{exercises.CODE_LINES_PER_MINUTE} lines a minute, "
+    f"{exercises.MINUTES_PER_EXERCISE} minutes per exercise and "
+    f"{exercises.MINUTES_PER_OPEN_EXERCISE} per open one (each lab's header says its own)."
 )
 
 
@@ -231,7 +231,7 @@ class LabTable(_MarkdownDirective):
     def run(self) -> list[nodes.Node]:
         _note_data_dependencies(self.env)
         described = yaml.safe_load("\n".join(self.content)) or {}
-        parts = dict(booktools.toc_entries())
+        parts = dict(notebooks.toc_entries())
         labs = [p for p in _notebook_pages() if p.startswith("labs/")]
         for extra in sorted(set(described) - set(labs)):
             logger.warning(
@@ -265,12 +265,12 @@ class LabTable(_MarkdownDirective):
                     f"got {about.get('ice')!r}",
                     location=self.get_location(),
                 )
-            nb = booktools.read(f"{lab}.ipynb")
-            visible, hidden = booktools.lab_points(nb)
+            nb = notebooks.read(f"{lab}.ipynb")
+            visible, hidden = exercises.lab_points(nb)
             entry = data["notebooks"].get(f"{lab}.ipynb", {})
             first = entry.get("passes", {}).get("1")
             minutes = _minutes(first["seconds"]) if first else "not measured"
-            learner = booktools.learner_time(nb).minutes
+            learner = exercises.learner_time(nb).minutes
             rows.append(
                 [
                     self.lab_cell(lab, parts.get(lab, "")),
@@ -278,7 +278,7 @@ class LabTable(_MarkdownDirective):
                     self.cell(", ".join(kinds), "Ice"),
                     self.cell(str(about.get("fix", "")), "You learn to find"),
                     self.cell(
-                        f"{booktools.count_exercises(nb)} · "
+                        f"{exercises.count_exercises(nb)} · "
                         f"{visible + hidden:g} points",
                         "Exercises",
                     ),
@@ -355,7 +355,7 @@ def _summary(data: dict[str, Any]) -> list[str]:
 
 
 def _notebooks(data: dict[str, Any]) -> list[str]:
-    parts = dict(booktools.toc_entries())
+    parts = dict(notebooks.toc_entries())
     found = data["status"]
     stale = status.changed(found, [f"{p}.ipynb" for p in _notebook_pages()])
     lines = [
@@ -595,7 +595,7 @@ def colab_role(
             f"colab: {path} is not a file of the repository", line=lineno
         )
         return [nodes.literal(rawtext, text)], [message]
-    link = nodes.reference(rawtext, label or path, refuri=booktools.colab_url(path))
+    link = nodes.reference(rawtext, label or path, refuri=editions.colab_url(path))
     return [link], []
 
 

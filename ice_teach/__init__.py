@@ -16,8 +16,10 @@ Modules:
 
 - ``settings``: the execution environment and the nbval options, the one place the
   Makefile, the tests and the grader read them;
-- ``booktools``: notebooks (list, read, write, the setup cell, headers, the _toc.yml
-  walker, execution in place) and the exercise conventions;
+- ``notebooks``: the book's notebooks (list, read, write, the setup cell and kernelspec,
+  the _toc.yml walker, bare copies, execution in place or bare);
+- ``exercises``: the exercise conventions (``exercise_problems``), points, learner time;
+- ``editions``: the lab and chapter headers (Colab button, points, reading time);
 - ``solutions``: the one reader and writer of solution and hidden-test regions;
 - ``student``: the student editions (nbgrader ``generate_assignment``);
 - ``status``: the status data the book's status page reads (``_ext/book_status.py``);

@@ -10,16 +10,16 @@ import sys
 
 #: subcommand -> (module, what it does, the module's own first argument, if any)
 COMMANDS: dict[str, tuple[str, str, str | None]] = {
-    "new": ("ice_teach.booktools", "create a notebook that starts with the setup cell", "new"),
-    "sync-setup": ("ice_teach.booktools", "rewrite every notebook's setup cell and kernelspec",
+    "new": ("ice_teach.notebooks", "create a notebook that starts with the setup cell", "new"),
+    "sync-setup": ("ice_teach.notebooks", "rewrite every notebook's setup cell and kernelspec",
                    "sync-setup"),
-    "sync-lab-headers": ("ice_teach.booktools", "refresh the header (Colab button, points, "
+    "sync-lab-headers": ("ice_teach.notebooks", "refresh the header (Colab button, points, "
                          "learner time) of every lab, or of the labs named", "sync-lab-headers"),
-    "sync-chapter-headers": ("ice_teach.booktools", "refresh the reading time of every "
+    "sync-chapter-headers": ("ice_teach.notebooks", "refresh the reading time of every "
                              "chapter, or of the chapters named", "sync-chapter-headers"),
-    "execute": ("ice_teach.booktools", "execute notebooks in place (all when none is named)",
+    "execute": ("ice_teach.notebooks", "execute notebooks in place (all when none is named)",
                 "execute"),
-    "bare-copies": ("ice_teach.booktools", "copy notebooks, each alone in a folder of its own, "
+    "bare-copies": ("ice_teach.notebooks", "copy notebooks, each alone in a folder of its own, "
                     "under a folder out of the repository (make test's bare pass)",
                     "bare-copies"),
     "settings": ("ice_teach.settings", "the execution environment or the nbval options, for "
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[:1])
     module, _, first = COMMANDS[args.command]
     run = importlib.import_module(module).main
-    # what the module's usage line shows (booktools' own parser adds the command's name)
+    # what the module's usage line shows (notebooks' own parser adds the command's name)
     sys.argv[0] = "ice-teach" if first else f"ice-teach {args.command}"
     return run([first, *argv[1:]] if first else argv[1:]) or 0
 

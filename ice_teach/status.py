@@ -286,9 +286,9 @@ def record(name: str) -> dict[str, Any] | None:
 
 # ----------------------------------------------------------------------- command line
 def _notebooks() -> list[str]:
-    from ice_teach import booktools
+    from ice_teach import notebooks
 
-    return [str(p) for p in booktools.notebooks()]
+    return [str(p) for p in notebooks.notebooks()]
 
 
 def main(argv: list[str] | None = None) -> int:

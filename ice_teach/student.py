@@ -30,16 +30,16 @@ from pathlib import Path
 import nbformat
 
 from ice_lab.lint import writefile_cells  # the one reader of %%writefile cells
-from ice_teach import booktools, solutions
+from ice_teach import editions, exercises, notebooks, solutions
 
-ROOT = booktools.ROOT
+ROOT = notebooks.ROOT
 STUDENT_DIR = ROOT / "student"
 LABS_DIR = ROOT / "labs"
 
 
 def labs() -> list[Path]:
     """Every lab notebook, as a path relative to the repository root."""
-    return [p for p in booktools.notebooks() if p.parts[0] == "labs" and not p.name.startswith(".")]
+    return [p for p in notebooks.notebooks() if p.parts[0] == "labs" and not p.name.startswith(".")]
 
 
 def lab_data(labs_dir: Path = LABS_DIR) -> list[Path]:
@@ -66,7 +66,7 @@ def _kept_files(folder: Path) -> list[Path]:
 def _written_by_labs(labs_dir: Path) -> set[Path]:
     """The files the notebooks in ``labs_dir`` write themselves."""
     return {Path(rel) for lab in labs_dir.glob("*.ipynb")
-            for rel in writefile_cells(booktools.read(lab))}
+            for rel in writefile_cells(notebooks.read(lab))}
 
 
 def _clear_outputs(cell: nbformat.NotebookNode) -> None:
@@ -86,9 +86,9 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     )
 
     out = nbformat.from_dict(nb)
-    hidden = {booktools.nbgrader(c)["grade_id"] for c in out.cells if booktools.is_hidden_check(c)}
+    hidden = {exercises.nbgrader(c)["grade_id"] for c in out.cells if exercises.is_hidden_check(c)}
     for cell in out.cells:
-        if booktools.nbgrader(cell) is not None and cell.cell_type == "code":
+        if exercises.nbgrader(cell) is not None and cell.cell_type == "code":
             _clear_outputs(cell)
     resources: dict = {}
     for pp in (
@@ -102,12 +102,12 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         out, resources = pp.preprocess(out, resources)
     cells = []
     for cell in out.cells:
-        meta = booktools.nbgrader(cell)
+        meta = exercises.nbgrader(cell)
         if meta is not None and meta.get("grade_id") in hidden:
             continue  # hidden tests: nbgrader empties the cell; the learner never sees it
-        if cell.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]:
-            cell.source = booktools.lab_header_source(nb, edition="student")
-        if booktools.is_solution(cell):
+        if cell.metadata.get("ice_lab") == notebooks.LAB_HEADER["ice_lab"]:
+            cell.source = editions.lab_header_source(nb, edition="student")
+        if exercises.is_solution(cell):
             # hide-input hides the solution on the book's pages; here the stub is the exercise
             tags = [t for t in cell.metadata.get("tags", []) if t != "hide-input"]
             if tags:
@@ -121,7 +121,7 @@ def student_edition(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def edition_text(lab: Path) -> str:
     """The student edition of labs/<name>.ipynb as the exact text written to student/."""
-    return nbformat.writes(student_edition(booktools.read(lab))) + "\n"
+    return nbformat.writes(student_edition(notebooks.read(lab))) + "\n"
 
 
 @dataclass(frozen=True)

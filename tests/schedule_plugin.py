@@ -44,7 +44,7 @@ SPLIT_FROM = 3
 
 def file_key(nodeid: str, split: bool = True) -> str:
     """The unit of work a node id belongs to, named from the repository: its file, where a
-    bare copy (booktools.bare_copies, ``book-x/book/x.ipynb``) is ``book/x.ipynb``; when
+    bare copy (notebooks.bare_copies, ``book-x/book/x.ipynb``) is ``book/x.ipynb``; when
     ``split``, in a file of ``PER_PARAMETER``, the file and the test's parameter,
     ``tests/test_lab_answers.py[labs/lab-nan.ipynb]``."""
     file, _, rest = nodeid.partition("::")

@@ -62,7 +62,7 @@ class StatusRecorder:
         """A notebook's running totals, under its name in the repository.
 
         The name is the file's last two parts (``book/numerics.ipynb``), so that a bare
-        copy (booktools.bare_copies: ``book-numerics/book/numerics.ipynb``) counts as
+        copy (notebooks.bare_copies: ``book-numerics/book/numerics.ipynb``) counts as
         its notebook. Its hash and cell counts are taken when its first report comes, so
         an edit made while the run goes on does not pass for tested.
         """

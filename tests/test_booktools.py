@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ice_teach import booktools, settings
+from ice_teach import exercises, notebooks, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def notebook(*cells):
 
 def test_a_good_exercise_has_no_problems():
     hidden = check("ex1-hidden", "### BEGIN HIDDEN TESTS\ncheck.fix(fix, seed=2)\n### END HIDDEN TESTS", tags=("remove-cell",))
-    assert booktools.exercise_problems(notebook(solution(), check(), hidden)) == []
+    assert exercises.exercise_problems(notebook(solution(), check(), hidden)) == []
 
 
 def test_problems_are_reported():
@@ -71,14 +71,14 @@ def test_problems_are_reported():
         "holds a For at line 1": notebook(solution(), check(source="for n in (1, 2):\n    check.fix(fix, n)")),
     }
     for needle, nb in cases.items():
-        problems = booktools.exercise_problems(nb)
+        problems = exercises.exercise_problems(nb)
         assert any(needle in p for p in problems), (needle, problems)
 
 
 def test_toc_entries_give_each_page_its_part():
     """One walker of _toc.yml (the status page's parts and the file list read it)."""
-    entries = booktools.toc_entries()
-    assert [page for page, _ in entries] == booktools.toc_files()
+    entries = notebooks.toc_entries()
+    assert [page for page, _ in entries] == notebooks.toc_files()
     assert entries[0] == ("book/intro", "")  # the root is in no part
     parts = dict(entries)
     assert parts["book/tensors"] == parts["labs/lab-tensors"] == "Tensors"
@@ -86,11 +86,11 @@ def test_toc_entries_give_each_page_its_part():
 
 
 def test_setup_cell_uses_the_configured_repository():
-    assert booktools.repository_url() in booktools.setup_cell_source()
+    assert notebooks.repository_url() in notebooks.setup_cell_source()
     nb = notebook(nbformat.v4.new_markdown_cell("# T"))
-    assert booktools.sync_setup_cell(nb) is True
-    assert nb.cells[0].source == booktools.setup_cell_source()
-    assert booktools.sync_setup_cell(nb) is False
+    assert notebooks.sync_setup_cell(nb) is True
+    assert nb.cells[0].source == notebooks.setup_cell_source()
+    assert notebooks.sync_setup_cell(nb) is False
 
 
 @pytest.mark.kernel  # runs make

@@ -19,7 +19,7 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from ice_teach import booktools
+from ice_teach import notebooks
 from ice_teach.verify import colab
 from ice_teach.verify import start_methods
 
@@ -70,7 +70,7 @@ def test_the_pip_check_sees_a_package_it_would_replace():
 
 
 def test_the_setup_cell_never_pins_or_upgrades_torch():
-    source = booktools.setup_cell_source()
+    source = notebooks.setup_cell_source()
     assert "%pip install" in source and "google.colab" in source
     for word in ("torch", "--upgrade", " -U", "--force-reinstall", "==", "--no-deps"):
         assert word not in source.replace("tensor-of-ice", ""), word

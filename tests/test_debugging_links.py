@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
-from ice_teach import booktools
+from ice_teach import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def heading_slugs(path: Path) -> frozenset[str]:
 
 
 def toc_pages() -> set[str]:
-    return set(booktools.toc_files())
+    return set(notebooks.toc_files())
 
 
 def link_problem(target: str, page: Path) -> str | None:

@@ -19,7 +19,7 @@ from ice_lab.explainer import CATALOGUE, engine, explain
 import explain_provocations
 import explain_realworld
 import export_provocations
-from ice_teach.booktools import toc_files
+from ice_teach.notebooks import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 

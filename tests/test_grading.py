@@ -30,7 +30,7 @@ import pytest
 from lab_answers import EXERCISES  # tests/ and tests/grading/: pyproject's pytest pythonpath
 from make_tiny_lab import make_tiny_lab
 
-from ice_teach import student
+from ice_teach import exercises, notebooks
 from ice_teach.grading import cli as grade
 from ice_teach.grading import sandbox as grade_sandbox
 from ice_teach.grading import summary as grade_summary
@@ -303,7 +303,7 @@ def test_a_lab_whose_cells_need_longer_gets_them(capsys):
 def test_a_real_lab_end_to_end(tmp_path):
     lab = ROOT / "labs" / "lab-tensors.ipynb"
     first = next(c.metadata["nbgrader"]["grade_id"] for c in nbformat.read(lab, 4).cells
-                 if student.booktools.is_solution(c))
+                 if exercises.is_solution(c))
     wrong = next(e.wrong[0].code for e in EXERCISES
                  if e.lab == "labs/lab-tensors.ipynb" and e.solution == first)
     made = make_submissions(lab, tmp_path / "made", wrong)
@@ -313,11 +313,11 @@ def test_a_real_lab_end_to_end(tmp_path):
         shutil.copyfile(made[kind], subs / f"{kind}.ipynb")
     grade.grade(lab, subs, tmp_path / "grades", timeout=grade.DEFAULT_TIMEOUT, jobs=2)
     rows = read_csv(tmp_path / "grades" / "lab-tensors.csv")
-    nb = student.booktools.read(lab)
+    nb = notebooks.read(lab)
     checks, seen = [], 0  # (grade_id, in the first exercise?)
     for cell in nb.cells:
-        seen += student.booktools.is_solution(cell)
-        if student.booktools.is_check(cell):
+        seen += exercises.is_solution(cell)
+        if exercises.is_check(cell):
             checks.append((cell.metadata["nbgrader"]["grade_id"], seen == 1))
     full = {g: float(rows[("correct", g)]["max_points"]) for g, _ in checks}
     assert float(rows[("correct", "TOTAL")]["points"]) == sum(full.values()), rows
@@ -337,7 +337,7 @@ def test_the_guard_reimports_the_labs_checks_before_every_graded_cell():
     """ice_teach/grading/guard.py: what the lab imports, before every graded cell, and it works."""
     from ice_teach.grading import guard as grade_guard
 
-    lab = student.booktools.read(ROOT / "labs" / "lab-tensors.ipynb")
+    lab = notebooks.read(ROOT / "labs" / "lab-tensors.ipynb")
     imports = grade_guard.check_imports(lab)
     assert imports == [("tensors", "check")]
     source = grade_guard.guard_source(imports)

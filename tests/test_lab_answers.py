@@ -38,7 +38,7 @@ import pytest
 
 from lab_answers import EXERCISES, Exercise
 
-from ice_teach import booktools
+from ice_teach import exercises, notebooks
 from ice_teach import solutions
 from ice_teach import student
 
@@ -94,11 +94,11 @@ def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, ExerciseCells]:
     found: dict[str, ExerciseCells] = {}
     last: ExerciseCells | None = None
     for i, cell in enumerate(nb.cells):
-        if booktools.is_solution(cell):
-            last = found[booktools.nbgrader(cell)["grade_id"]] = ExerciseCells(i, [], [], [])
-        elif booktools.is_check(cell):
+        if exercises.is_solution(cell):
+            last = found[exercises.nbgrader(cell)["grade_id"]] = ExerciseCells(i, [], [], [])
+        elif exercises.is_check(cell):
             assert last is not None, f"check cell {i} comes before any solution"
-            (last.hidden if booktools.is_hidden_check(cell) else last.checks).append(i)
+            (last.hidden if exercises.is_hidden_check(cell) else last.checks).append(i)
     for ex_cells in found.values():
         end = max(ex_cells.checks + ex_cells.hidden)
         ex_cells.span = [j for j in range(ex_cells.solution + 1, end + 1) if nb.cells[j].cell_type == "code"]
@@ -119,7 +119,7 @@ def _cell(source: str, key: str, role: str, grade_id: str = "") -> nbformat.Note
 
 
 def _grade_id(cell: nbformat.NotebookNode) -> str:
-    return booktools.nbgrader(cell)["grade_id"]
+    return exercises.nbgrader(cell)["grade_id"]
 
 
 def stub_cells(grade_id: str, ex_cells: ExerciseCells, nb: nbformat.NotebookNode,
@@ -139,10 +139,10 @@ def stub_cells(grade_id: str, ex_cells: ExerciseCells, nb: nbformat.NotebookNode
 
 
 def probe_notebook(lab: str) -> nbformat.NotebookNode:
-    nb = booktools.read(lab)
+    nb = notebooks.read(lab)
     found = exercise_cells(nb)
-    edition = booktools.read(student.STUDENT_DIR / Path(lab).name)
-    shipped = {_grade_id(c): c for c in edition.cells if booktools.nbgrader(c) is not None}
+    edition = notebooks.read(student.STUDENT_DIR / Path(lab).name)
+    shipped = {_grade_id(c): c for c in edition.cells if exercises.nbgrader(c) is not None}
     mine = {ex.solution: ex for ex in EXERCISES if ex.lab == lab}
     unknown = set(mine) - set(found)
     assert not unknown, f"{lab}: the table names exercises the lab does not have: {unknown}"
@@ -152,7 +152,7 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
     while i < len(nb.cells):
         cell = nb.cells[i]
         if i not in at:
-            if cell.cell_type == "code" and not booktools.is_hidden_check(cell):
+            if cell.cell_type == "code" and not exercises.is_hidden_check(cell):
                 cells.append(_cell(cell.source, "", "lab"))
             i += 1
             continue
@@ -166,7 +166,7 @@ def probe_notebook(lab: str) -> nbformat.NotebookNode:
             cells.append(_cell(START, key, "start"))
             cells.append(_cell(with_one_solution(cell.source, answer.code), key, "solution", grade_id))
             for j in ex_cells.span:
-                check = booktools.is_check(nb.cells[j])
+                check = exercises.is_check(nb.cells[j])
                 role = "check" if j in ex_cells.checks else "hidden" if check else "between"
                 cells.append(_cell(nb.cells[j].source, key, role, _grade_id(nb.cells[j]) if check else ""))
             cells.append(_cell(END + "\n" + answer.cleanup, key, "end"))
@@ -194,7 +194,7 @@ def run_probe(lab: str) -> Probe:
     copy = path.parent / f".answers-{path.name}"  # the lab's folder: its data at hand
     try:
         nbformat.write(probe_notebook(lab), copy)
-        executed = booktools.execute(copy.relative_to(ROOT), timeout=600, allow_errors=True)
+        executed = notebooks.execute(copy.relative_to(ROOT), timeout=600, allow_errors=True)
     finally:
         copy.unlink(missing_ok=True)
     probe = Probe({}, {}, [])
@@ -232,7 +232,7 @@ def _lab_params() -> list:
 def test_every_visible_check_fails_on_the_shipped_stub(lab):
     probe = run_probe(lab)
     assert not probe.broken, f"{lab}: the lab's own cells failed in the probe: {probe.broken}"
-    exercises = exercise_cells(booktools.read(lab))
+    exercises = exercise_cells(notebooks.read(lab))
     assert set(probe.stub_checks) == set(exercises), (
         f"{lab}: stubs played for {sorted(probe.stub_checks)}, exercises {sorted(exercises)}")
     passing = [f"{check} passes on the stub of {exercise}"
@@ -287,7 +287,7 @@ def every_lab() -> list[str]:
 def test_every_lab_is_in_the_table():
     """A lab with graded exercises but no entry in tests/lab_answers/ fails here, unless it
     is named in KNOWN_GAPS; a gap that has been filled must leave KNOWN_GAPS."""
-    missing = [lab for lab in every_lab() if exercise_cells(booktools.read(lab)) and lab not in LABS]
+    missing = [lab for lab in every_lab() if exercise_cells(notebooks.read(lab)) and lab not in LABS]
     assert set(missing) <= set(KNOWN_GAPS), (
         f"labs without entries in tests/lab_answers/: {sorted(set(missing) - set(KNOWN_GAPS))}")
     filled = set(KNOWN_GAPS) & set(LABS)
@@ -298,7 +298,7 @@ def test_the_table_covers_every_exercise():
     """Every graded exercise of the labs in the table: at least one right answer besides the
     lab's own, three wrong ones, one of which hides the symptom; hints are not empty."""
     for lab in LABS:
-        nb = booktools.read(lab)
+        nb = notebooks.read(lab)
         exercises = set(exercise_cells(nb))
         table = {ex.solution: ex for ex in _table(lab)}
         assert set(table) == exercises, f"{lab}: table {sorted(table)} vs exercises {sorted(exercises)}"
@@ -337,10 +337,10 @@ def test_check_cells_may_print_one_pass_line_only():
     for source, (needle, expect_problem) in cases.items():
         nb = nbformat.v4.new_notebook()
         nb.cells = [solution, check(source, [passed])]
-        problems = booktools.exercise_problems(nb)
+        problems = exercises.exercise_problems(nb)
         assert bool(problems) == expect_problem, (source, problems)
         assert needle is None or any(needle in p for p in problems), (source, problems)
     nb = nbformat.v4.new_notebook()
     error = nbformat.v4.new_output("error", ename="AssertionError", evalue="x", traceback=[])
     nb.cells = [solution, check(good, [error])]
-    assert any("prints nothing" in p for p in booktools.exercise_problems(nb))
+    assert any("prints nothing" in p for p in exercises.exercise_problems(nb))

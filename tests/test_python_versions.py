@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ice_teach import booktools
+from ice_teach import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def sources() -> list[tuple[str, str]]:
     found = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
              for folder in ("ice_lab", "ice_teach", "tools", "_ext")
              for p in sorted((ROOT / folder).rglob("*.py")) if "node_modules" not in p.parts]
-    for nb_path in booktools.notebooks():
+    for nb_path in notebooks.notebooks():
         nb = nbformat.read(ROOT / nb_path, as_version=4)
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code" or cell.source.startswith("%%"):

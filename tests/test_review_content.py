@@ -12,25 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from ice_teach import booktools
+from ice_teach import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NOTEBOOKS = booktools.notebooks()
+NOTEBOOKS = notebooks.notebooks()
 # in reading order (_toc.yml)
-CHAPTERS = [Path(f"{f}.ipynb") for f in booktools.toc_files()
+CHAPTERS = [Path(f"{f}.ipynb") for f in notebooks.toc_files()
             if f.startswith("book/") and (ROOT / f"{f}.ipynb").exists()]
 
 
 def prose(paths) -> str:
     text = []
     for p in paths:
-        text += [c.source for c in booktools.read(p).cells if c.cell_type == "markdown"]
+        text += [c.source for c in notebooks.read(p).cells if c.cell_type == "markdown"]
     return "\n".join(text)
 
 
 def code(paths) -> str:
-    return "\n".join(c.source for p in paths for c in booktools.read(p).cells
+    return "\n".join(c.source for p in paths for c in notebooks.read(p).cells
                      if c.cell_type == "code")
 
 
@@ -90,7 +90,7 @@ def test_the_plain_hook_comes_before_the_books_own_watcher():
     """Finding 10: learners see the dozen lines of stock PyTorch before watch_nonfinite,
     in the first chapter (in reading order) that uses it."""
     for path in CHAPTERS:
-        cells = [c.source for c in booktools.read(path).cells if c.cell_type == "code"]
+        cells = [c.source for c in notebooks.read(path).cells if c.cell_type == "code"]
         watch = next((i for i, s in enumerate(cells) if "watch_nonfinite(" in s), None)
         if watch is None:
             continue

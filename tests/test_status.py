@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 import status_plugin
 
-from ice_teach import booktools, status
+from ice_teach import notebooks, status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +58,7 @@ def test_status_data_describes_the_committed_notebooks():
     `make test-nb NB=...`, which updates that notebook's entry) and commit the file
     with the notebooks it describes."""
     data = status.load()
-    stale = status.changed(data, [str(p) for p in booktools.notebooks()])
+    stale = status.changed(data, [str(p) for p in notebooks.notebooks()])
     listing = "\n  ".join(f"{name}: {why}" for name, why in stale.items())
     assert not stale, (
         f"{len(stale)} notebook(s) not described by {status.STATUS_FILE.name}:\n  "
@@ -181,7 +181,7 @@ def test_the_plugin_sums_each_notebooks_cells_and_writes_the_file(tmp_path):
 
 
 def test_a_bare_copy_counts_as_its_notebook(tmp_path):
-    """booktools.bare_copies puts book/a.ipynb at <dest>/book-a/book/a.ipynb, outside
+    """notebooks.bare_copies puts book/a.ipynb at <dest>/book-a/book/a.ipynb, outside
     the root directory: it is recorded as book/a.ipynb, with the copy's hash."""
     copy = _notebook(tmp_path / "bare" / "book-a" / "book" / "a.ipynb")
     recorder = status_plugin.StatusRecorder(
@@ -269,7 +269,7 @@ def test_the_status_page_says_never_run_on_a_gpu_until_a_log_exists(
 def test_the_status_page_lists_every_notebook_of_the_toc(book_status):
     data = {"status": status.load(), "gpu": None, "compat": None}
     page = book_status.status_markdown(data)
-    for name in booktools.toc_files():
+    for name in notebooks.toc_files():
         if (ROOT / f"{name}.ipynb").exists():
             assert f"{{doc}}`/{name}`" in page, f"{name} missing from the status page"
 

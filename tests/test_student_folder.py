@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ice_teach import booktools
+from ice_teach import editions, exercises, notebooks
 from ice_teach import solutions
 
 from ice_teach import student
@@ -38,7 +38,7 @@ def test_student_editions_are_up_to_date():
 
 @pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
 def test_student_edition_has_no_solutions_or_hidden_tests(lab):
-    nb = booktools.read(lab)
+    nb = notebooks.read(lab)
     edition_path = student.STUDENT_DIR / lab.name
     if not edition_path.exists():
         pytest.fail(f"{edition_path.relative_to(ROOT)} is missing: run `make student`")
@@ -50,14 +50,14 @@ def test_student_edition_has_no_solutions_or_hidden_tests(lab):
     lab_lines_outside = {
         line.strip()
         for c in nb.cells
-        if not booktools.is_solution(c) and not booktools.is_hidden_check(c)
+        if not exercises.is_solution(c) and not exercises.is_hidden_check(c)
         for line in c.source.splitlines()
     }
     for cell in nb.cells:
-        if booktools.is_solution(cell):
+        if exercises.is_solution(cell):
             leaked = [l for l in solution_lines(cell) if l in edition_lines and l not in lab_lines_outside]
             assert not leaked, f"{edition_path.name}: solution lines of {cell.metadata['nbgrader']['grade_id']}: {leaked}"
-        if booktools.is_hidden_check(cell):
+        if exercises.is_hidden_check(cell):
             gid = cell.metadata["nbgrader"]["grade_id"]
             assert gid not in {(c.metadata.get("nbgrader") or {}).get("grade_id") for c in edition.cells}
             leaked = [
@@ -65,52 +65,52 @@ def test_student_edition_has_no_solutions_or_hidden_tests(lab):
                 if len(l.strip()) > 20 and l.strip() in edition_lines and l.strip() not in lab_lines_outside
             ]
             assert not leaked, f"{edition_path.name}: hidden test lines of {gid}: {leaked}"
-    graded = [c for c in edition.cells if booktools.is_check(c) or booktools.is_solution(c)]
+    graded = [c for c in edition.cells if exercises.is_check(c) or exercises.is_solution(c)]
     assert all(not c.get("outputs") for c in graded if c.cell_type == "code"), "exercise outputs kept"
-    stubs = sum(solutions.STUDENT_STUB in c.source for c in edition.cells if booktools.is_solution(c))
-    assert stubs == booktools.count_exercises(nb), f"{edition_path.name}: every exercise is a stub"
+    stubs = sum(solutions.STUDENT_STUB in c.source for c in edition.cells if exercises.is_solution(c))
+    assert stubs == exercises.count_exercises(nb), f"{edition_path.name}: every exercise is a stub"
 
 
 def test_student_edition_keeps_everything_else():
     lab = Path("labs/lab-nan.ipynb")
-    nb, edition = booktools.read(lab), student.student_edition(booktools.read(lab))
+    nb, edition = notebooks.read(lab), student.student_edition(notebooks.read(lab))
     def plain(cells):  # neither graded nor the lab header (the edition has a hand-in note)
-        return [c for c in cells if booktools.nbgrader(c) is None and not c.metadata.get("ice_lab")]
+        return [c for c in cells if exercises.nbgrader(c) is None and not c.metadata.get("ice_lab")]
 
     assert plain(edition.cells) == plain(nb.cells)
-    assert [c.id for c in edition.cells] == [c.id for c in nb.cells if not booktools.is_hidden_check(c)]
+    assert [c.id for c in edition.cells] == [c.id for c in nb.cells if not exercises.is_hidden_check(c)]
 
 
 @pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
 def test_lab_header_is_current_and_its_link_resolves(lab):
     """The header under a lab's title (ice-teach sync-lab-headers): the
     Colab button of its student edition, which must exist, and the lab's points."""
-    nb = booktools.read(lab)
-    headers = [c for c in nb.cells if c.metadata.get("ice_lab") == booktools.LAB_HEADER["ice_lab"]]
+    nb = notebooks.read(lab)
+    headers = [c for c in nb.cells if c.metadata.get("ice_lab") == notebooks.LAB_HEADER["ice_lab"]]
     if not headers:
         pytest.fail(f"{lab} has no header yet: ice-teach sync-lab-headers")
     assert len(headers) == 1
-    assert not booktools.sync_lab_header(nb, lab), f"{lab}: run ice-teach sync-lab-headers"
-    prefix = booktools.colab_url("x")[:-1]
+    assert not editions.sync_lab_header(nb, lab), f"{lab}: run ice-teach sync-lab-headers"
+    prefix = editions.colab_url("x")[:-1]
     links = [l for l in headers[0].source.split("(") if l.startswith(prefix)]
     assert links, f"{lab}: the header has no Colab link"
     for link in links:
         target = ROOT / link.split(")")[0].removeprefix(prefix)
         assert target.is_file(), f"{lab}: the Colab link points at {target}, which does not exist"
     edition = student.student_edition(nb)
-    assert any(c.source == booktools.lab_header_source(nb, edition="student") for c in edition.cells)
+    assert any(c.source == editions.lab_header_source(nb, edition="student") for c in edition.cells)
 
 
 def test_lab_header_on_a_copy():
-    nb = booktools.read("labs/lab-nan.ipynb")
+    nb = notebooks.read("labs/lab-nan.ipynb")
     nb.cells = [c for c in nb.cells if not c.metadata.get("ice_lab")]  # as before the header
-    assert booktools.sync_lab_header(nb, "labs/lab-nan.ipynb")
+    assert editions.sync_lab_header(nb, "labs/lab-nan.ipynb")
     header = next(c for c in nb.cells if c.metadata.get("ice_lab"))
-    target = header.source.split("(")[1].split(")")[0].removeprefix(booktools.colab_url("x")[:-1])
+    target = header.source.split("(")[1].split(")")[0].removeprefix(editions.colab_url("x")[:-1])
     assert target == "student/lab-nan.ipynb" and (ROOT / target).is_file()
-    visible, hidden = booktools.lab_points(nb)
+    visible, hidden = exercises.lab_points(nb)
     assert f"{visible + hidden:g} points" in header.source
-    assert not booktools.sync_lab_header(nb, "labs/lab-nan.ipynb")
+    assert not editions.sync_lab_header(nb, "labs/lab-nan.ipynb")
     edition = student.student_edition(nb)
     assert "Open the exercise in Colab" not in "".join(c.source for c in edition.cells)
 

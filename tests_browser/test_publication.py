@@ -29,7 +29,7 @@ import pytest
 import yaml
 from helpers import DESKTOP, HTML, PHONE, ROOT, serve, toc_files
 
-from ice_teach import booktools
+from ice_teach import exercises, notebooks
 from ice_teach import status
 
 PREFIX = "/tensor-of-ice/"
@@ -211,7 +211,7 @@ def _expected_minutes(lab: str) -> str:
 
 
 def _expected_learner_time(lab: str) -> str:
-    return f"about {booktools.learner_time(booktools.read(ROOT / f'{lab}.ipynb')).minutes} min"
+    return f"about {exercises.learner_time(notebooks.read(ROOT / f'{lab}.ipynb')).minutes} min"
 
 
 ROWS_JS = """() => [...document.querySelectorAll('table.ice-labs-table tbody tr')].map(

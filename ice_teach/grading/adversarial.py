@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from ice_teach import booktools
+from ice_teach import exercises, notebooks
 from ice_teach import solutions as regions
 
 from ice_teach import student
@@ -100,7 +100,7 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
     wrong: the body of a usual wrong answer to the lab's first exercise."""
     nb = nbformat.read(lab, as_version=4)
     solutions = {c.metadata["nbgrader"]["grade_id"]: c.source
-                 for c in nb.cells if booktools.is_solution(c)}
+                 for c in nb.cells if exercises.is_solution(c)}
     first = next(iter(solutions))
     edition = student.student_edition(nb)
 
@@ -109,15 +109,15 @@ def make_submissions(lab: Path, out: Path, wrong: str) -> dict[str, Path]:
         copy = nbformat.from_dict(edition)
         cells, seen_first, check_done = [], False, False
         for cell in copy.cells:
-            meta = booktools.nbgrader(cell) or {}
-            if booktools.is_solution(cell):
+            meta = exercises.nbgrader(cell) or {}
+            if exercises.is_solution(cell):
                 cell.source = solutions[meta["grade_id"]]
                 if meta["grade_id"] == first:
                     seen_first = True
                     if first_body is not None:
                         cell.source = regions.with_solution(cell.source, first_body)
                     cell.source += after
-            elif booktools.is_check(cell) and seen_first and not check_done:
+            elif exercises.is_check(cell) and seen_first and not check_done:
                 check_done = True
                 if check == "delete":
                     continue
@@ -169,6 +169,6 @@ if __name__ == "__main__":
     lab_arg, out_arg, wrong_arg = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     lab_path = Path(lab_arg)
     if not lab_arg.endswith(".ipynb"):
-        lab_path = booktools.ROOT / "labs" / f"{lab_arg}.ipynb"
+        lab_path = notebooks.ROOT / "labs" / f"{lab_arg}.ipynb"
     for name, p in make_submissions(lab_path, out_arg, wrong_arg).items():
         print(name, p)

@@ -19,7 +19,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ice_teach import booktools, settings
+from ice_teach import notebooks, settings
 from ice_teach.verify import gpu as gpu_verify
 
 SUMMARY = "notebooks:"
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(settings.EXECUTION_ENV)
     if args.bars:
         os.environ.pop("TQDM_DISABLE", None)
-    jobs = gpu_verify.notebook_jobs(booktools.notebooks(), students=not args.no_students)
+    jobs = gpu_verify.notebook_jobs(notebooks.notebooks(), students=not args.no_students)
     first = [job for job in jobs if job[1].name in args.first]
     passed, failed = gpu_verify.run_notebooks(first, timeout=900, workers=1)
     more = gpu_verify.run_notebooks([j for j in jobs if j not in first], timeout=900,

@@ -43,7 +43,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from ice_teach import booktools
+from ice_teach.notebooks import repository_url
 from ice_teach.verify import bare as execute_bare
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,7 +263,7 @@ def colab_copy(folder: Path) -> tuple[Path, str]:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
                     str(folder / "wheel"), str(repo)], check=True)
     wheel = next((folder / "wheel").glob("ice_lab-*.whl")).as_uri()
-    url = re.escape(f"git+{booktools.repository_url()}@")
+    url = re.escape(f"git+{repository_url()}@")
     for path in [*repo.glob("book/*.ipynb"), *repo.glob("labs/*.ipynb"),
                  *repo.glob("student/*.ipynb")]:
         text = path.read_text(encoding="utf-8")

@@ -472,16 +472,16 @@ def filled_student_edition(lab: Path, student: Path):
     nbgrader ``grade_id``): what a learner who solved every exercise runs."""
     import nbformat
 
-    from ice_teach import booktools
+    from ice_teach import exercises
 
     solved = nbformat.read(ROOT / lab, as_version=4)
-    answers = {booktools.nbgrader(c)["grade_id"]: c.source
-               for c in solved.cells if booktools.is_solution(c)}
+    answers = {exercises.nbgrader(c)["grade_id"]: c.source
+               for c in solved.cells if exercises.is_solution(c)}
     nb = nbformat.read(ROOT / student, as_version=4)
     missing = []
     for cell in nb.cells:
-        if booktools.is_solution(cell):
-            meta = booktools.nbgrader(cell)
+        if exercises.is_solution(cell):
+            meta = exercises.nbgrader(cell)
             if meta.get("grade_id") not in answers:
                 missing.append(meta.get("grade_id"))
                 continue
@@ -504,12 +504,12 @@ def error_cells(nb) -> list[str]:
 
 def execute_bare(name: str, nb, timeout: int) -> str:
     """Execute ``nb`` in a temporary folder that holds only it (as a learner's Colab or an
-    empty folder would: booktools.execute(bare=True)), on every cell even after an error;
+    empty folder would: notebooks.execute(bare=True)), on every cell even after an error;
     raise listing the error cells."""
-    from ice_teach import booktools
+    from ice_teach import notebooks
 
     start = time.perf_counter()
-    booktools.execute(name, timeout, allow_errors=True, bare=True, nb=nb)
+    notebooks.execute(name, timeout, allow_errors=True, bare=True, nb=nb)
     seconds = time.perf_counter() - start
     errors = error_cells(nb)
     if errors:
@@ -625,11 +625,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}", flush=True)
     passed = failed = 0
     if not args.skip_notebooks:
-        from ice_teach import booktools, settings
+        from ice_teach import notebooks, settings
 
         os.environ.update(settings.EXECUTION_ENV)  # what `make` sets for executed outputs
         os.environ["OMP_NUM_THREADS"] = "2"  # several kernels at a time share the cores
-        paths = [Path(p) for p in args.notebooks] or booktools.notebooks()
+        paths = [Path(p) for p in args.notebooks] or notebooks.notebooks()
         jobs = notebook_jobs(paths, students=not args.no_students)
         passed, failed = run_notebooks(jobs, args.timeout, args.jobs)
     more_passed, more_failed = run_checks(GPU_CHECKS)

@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ice_teach import booktools, settings
+from ice_teach import notebooks, settings
 from ice_teach.verify import bare as execute_bare
 from ice_teach.verify import gpu as gpu_verify
 
@@ -77,14 +77,14 @@ del _multiprocessing
 
 def starts_processes(path: Path) -> list[str]:
     """The distinct reasons (matched words) why ``path``'s code cells start processes."""
-    nb = booktools.read(path)
+    nb = notebooks.read(path)
     found = {m.group(0).split("=")[0].strip() for c in nb.cells if c.cell_type == "code"
              for m in STARTS_PROCESSES.finditer(c.source)}
     return sorted(found)
 
 
 def chosen() -> list[Path]:
-    return [p for p in booktools.notebooks() if starts_processes(p)]
+    return [p for p in notebooks.notebooks() if starts_processes(p)]
 
 
 PROBE = ("import multiprocessing\n"
