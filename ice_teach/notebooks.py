@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     p_bare.add_argument("dest")
     p_bare.add_argument("paths", nargs="*")
     args = parser.parse_args(argv)
+    # editions builds on this module (and exercises): imported here, not at the top
+    from ice_teach.editions import sync_chapter_header, sync_lab_header
+
     if args.cmd == "new":
         new_notebook(args.path, args.title)
     elif args.cmd == "sync-setup":
@@ -258,9 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             if sync_setup_cell(nb) | sync_kernelspec(nb):
                 write(nb, p)
                 print(f"updated {p}")
-    elif args.cmd in ("sync-lab-headers", "sync-chapter-headers"):
-        from ice_teach.editions import sync_chapter_header, sync_lab_header
-    if args.cmd == "sync-lab-headers":
+    elif args.cmd == "sync-lab-headers":
         named = {Path(p).as_posix() for p in args.paths}
         for p in notebooks():
             if p.parts[0] == "labs" and (not named or p.as_posix() in named):
