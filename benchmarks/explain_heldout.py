@@ -7,30 +7,7 @@ times explain itself crashed (must be 0).
 
     python benchmarks/explain_heldout.py
 
-History (torch 2.14.1, CPU). Round 1 (the first 49 cases): its first run, before any
-catalogue change, classified 45 of the 47 failures that really raised (two provocations did
-not raise and were replaced); the two misses ("Expected target size [2, 4], got [2, 5]" from
-nll_loss and the optimizer's "loaded state dict contains a parameter group ...") were then
-added to the catalogue. Round 2 (27 cases, written after that): its first run classified 21
-of the 26 that raised (one provocation, a collections.Counter, is allowlisted by torch.load
-and was replaced by a datetime.date); the misses (kl_div and linalg.inv on integers, einsum
-and tensordot size mismatches, "Storage size calculation overflowed") were then added too.
-Round 3 (26 cases, written after round 2 was fixed): first run 26/26, no change needed.
-First runs of the three rounds together: 92/99 = 93% correct kinds, 0 crashes. Rounds 1 and
-2 are not held-out any more for the entries added after them; a new round is the honest test.
-Round 4 (real messages, not provocations: tests/explain_realworld_wrapped.py, 61 pasted into
-public issues, the families the held-out set of 2024-26 wordings showed missing: dynamo/FX
-wrapped, a UI's "Exception during processing", logger prefixes, mps, cuDNN half/float, Half
-bias, not implemented for 'Half', torch.distributions NaN, punctuation): its first run,
-before the engine changed, classified 31 of 61; after the engine learned to unwrap quoted
-exceptions, strip line prefixes and normalise punctuation, and the backend wordings became
-phrasings of their kinds, 61 of 61 (and still 266 of the 268 earlier real messages).
-Round 5 (issue 36, messages as people paste them: Rich boxes, quoted and wrapped replies,
-paraphrased titles, full-width punctuation, translations, TH-era wordings;
-tests/explain_realworld_pasted.py): first run 49/63, after the engine learned to read a
-paste as a person does (ice_lab/explainer/reading.py, Entry.terms) 63/63. Collected after that
-change: benchmarks/explain_heldout_pasted.py, first run 45/51 (its misses then fixed), and
-benchmarks/explain_heldout_pasted2.py, collected after those fixes, 33/34 (97%).
+Its rounds, and what each first run scored: benchmarks/explain_heldout.md.
 
 Real messages pasted by learners (with their sources) are tested in
 tests/test_explain_realworld.py; how fast explain reads them is in benchmarks/explain_speed.py.

@@ -1,4 +1,4 @@
-"""Held-out check of explain reading pastes as a person does (issue 36): real messages
+"""Held-out check of explain reading pastes as a person does: real messages
 collected after the change, from threads that no test and no other benchmark uses, labelled
 by root cause from their threads before explain was run on them, and scored once; the
 catalogue and the engine were not changed for them.
@@ -11,15 +11,7 @@ and the kinds around them. Prints each miss, the accuracy and the crashes (must 
 
     python benchmarks/explain_heldout_pasted.py
 
-Its first run (torch 2.14.1 CPU, the engine after tests/explain_realworld_pasted.py): 45/51
-(88%), 0 crashes. The misses were general, and were fixed in the catalogue afterwards (so
-this set is no longer held out: 51/51 now): the 0.x "expected Double tensor (got Float
-tensor)"; prose naming CrossEntropyLoss taken as evidence of a target dtype (its class
-weights were the Double; prose now counts only for the BCE family); two pastes cut before
-"CUDA out of memory" ("Tried to allocate 20.00 MiB (GPU 0; ..."); a title "size mismatch
-for model" (load_state_dict's wording) read as a generic shape error; a Rich box showing
-only torch.load's validate_cuda_device under the title '"torch.cuda.is_available() is
-False"'. A third set, collected after those fixes, is benchmarks/explain_heldout_pasted2.py.
+Its first run and what was fixed after it: benchmarks/explain_heldout.md.
 """
 
 from __future__ import annotations

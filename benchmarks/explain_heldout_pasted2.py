@@ -1,5 +1,5 @@
-"""Held-out check of explain on pastes, third round (issue 36): real messages collected after
-every change of the issue (the fixes of benchmarks/explain_heldout_pasted.py included), from
+"""Held-out check of explain on pastes, third round: real messages collected after
+every change of the paste-reading round (the fixes of benchmarks/explain_heldout_pasted.py included), from
 threads that no test and no other benchmark uses, labelled by root cause from their threads
 before explain was run on them, and scored once; nothing was changed for them.
 
@@ -7,9 +7,7 @@ Prints each miss, the accuracy and the crashes (must be 0).
 
     python benchmarks/explain_heldout_pasted2.py
 
-Its one run (torch 2.14.1 CPU, the engine and catalogue of commit 57a3571): 33/34 (97%),
-0 crashes. The miss, left as it is: an issue title cut after "DataLoader worker (pid(s) 197)
-exited" (the phrasing wants "exited unexpectedly" or "is killed by signal").
+Its one run: benchmarks/explain_heldout.md.
 """
 
 from __future__ import annotations

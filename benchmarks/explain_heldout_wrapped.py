@@ -1,14 +1,11 @@
 """Held-out check of explain's unwrapping: real messages of the wrapped families that no
 test uses and that were collected after the engine changed (never tuned on).
 
-Round 4 (tests/explain_realworld_wrapped.py) taught the engine to unwrap dynamo's quoted
-errors, strip logger and UI prefixes, normalise punctuation, and to read the mps, cuDNN
-and fake-tensor wordings. These messages, from other public issues of the same families,
-were collected afterwards and scored once; the catalogue was not changed for them. Prints
-each miss, the accuracy and the crashes (must be 0). Its one run (torch 2.14.1 CPU, the
-engine of round 4): 32/34 correct kinds (94%), 0 crashes; the misses are mps's 2022
-wording "Trying to convert Double to the MPS backend but there is no mapping for it" and
-torch.distributions' pre-1.8 "The parameter probs has invalid values".
+Real messages of the wrapped families (dynamo's quoted errors, logger and UI
+prefixes, mps, cuDNN and fake-tensor wordings) from public issues that no test uses,
+collected after the engine learned them and scored once; the catalogue was not changed
+for them. Prints each miss, the accuracy and the crashes (must be 0). Its run:
+benchmarks/explain_heldout.md.
 
     python benchmarks/explain_heldout_wrapped.py
 """
