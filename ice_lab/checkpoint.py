@@ -35,7 +35,8 @@ import torch
 from torch import nn
 
 from . import state_dict_diff  # the module, not its names: one import path per name
-from ._text import check_int, error_line, first_line
+from ._args import check_int
+from ._text import error_line, first_line
 
 __all__ = ["CheckpointError", "save_checkpoint", "load_checkpoint", "latest_checkpoint"]
 

@@ -25,8 +25,8 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import Dataset, TensorDataset, get_worker_info
 
-from ._text import check_int as _check_int
-from ._text import check_number
+from ._args import check_int as _check_int
+from ._args import check_number
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _child, _prefixes
-from ._text import Report, check_int, check_number
+from ._args import check_int, check_number
+from ._text import Report
 
 __all__ = ["TorchrunResult", "torchrun"]
 

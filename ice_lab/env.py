@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ._text import check_int
+from ._args import check_int
 
 __all__ = ["EnvReport", "report", "best_device", "set_seed"]
 

@@ -26,7 +26,8 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import nn
 
-from ._text import Report, check_int, check_number, error_line, first_line
+from ._args import check_int, check_number
+from ._text import Report, error_line, first_line
 
 __all__ = ["check_export", "ExportReport", "RunResult"]
 

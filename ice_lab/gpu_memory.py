@@ -20,7 +20,8 @@ import torch
 from torch import nn
 
 from ._storage_tracker import _storage, _Tracker, _TrackingMode
-from ._text import check_number, error_line
+from ._args import check_number
+from ._text import error_line
 from ._torch_compat import storage_key, tree_leaves, tree_map
 
 __all__ = ["estimate_peak", "cap_gpu_memory"]

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
 from . import _child
-from ._text import Report, check_number, first_line
+from ._args import check_number
+from ._text import Report, first_line
 
 __all__ = ["IsolatedResult", "NotImportableError", "importable_name", "run_isolated"]
 

@@ -27,7 +27,8 @@ from typing import Any, Union
 import torch
 
 from ._storage_tracker import _Tracker, _TrackingMode
-from ._text import check_int, format_bytes
+from ._args import check_int
+from ._text import format_bytes
 
 __all__ = ["MemoryBudget", "MemoryTrace", "memory_limit", "memory_trace", "parse_bytes",
            "peak_bytes", "traced"]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch.utils.data import Sampler
 
-from ._text import check_int
+from ._args import check_int
 
 __all__ = ["ResumableSampler", "capture_rng", "restore_rng"]
 

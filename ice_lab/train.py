@@ -32,8 +32,8 @@ import torch
 from torch import nn
 
 from .progress import tqdm as _tqdm  # private: tqdm's one import path is ice_lab.progress
-from ._text import check_int as _check_int
-from ._text import check_number
+from ._args import check_int as _check_int
+from ._args import check_number
 
 __all__ = ["History", "fit", "evaluate", "overfit_one_batch"]
 

@@ -1,11 +1,13 @@
-"""ice_lab._text: one first-line quoter, one byte formatter, one integer and one number check."""
+"""ice_lab._text and ice_lab._args: one first-line quoter, one byte formatter, one integer and
+one number check."""
 
 import numpy as np
 import pytest
 
 import ice_lab.memory
+from ice_lab._args import check_int, check_number
 from ice_lab._text import (
-    QUOTE_LIMIT, check_int, check_number, error_line, first_line, format_bytes,
+    QUOTE_LIMIT, error_line, first_line, format_bytes,
 )
 
 
