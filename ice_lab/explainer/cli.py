@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from .engine import explain
 from .logs import LogError, find_errors, root_cause
-from .render import Diagnosis
+from .render import Diagnosis, to_text
 
 __all__ = ["main", "read_log"]
 
@@ -138,6 +138,5 @@ def main(argv: list[str]) -> int:
         print(f"{_where(error, rank, name)}{times}{mark}")
         last = [ln for ln in error.text.splitlines() if ln.strip()][-1:] or [error.text]
         print(f"  {last[0].strip()[:300]}\n")
-        d.verbose = args.verbose
-        print(d)
+        print(to_text(d, verbose=args.verbose))
     return 0 if recognised else 1

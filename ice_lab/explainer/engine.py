@@ -34,7 +34,7 @@ Taught in the ice_lab toolkit chapter (``book/toolkit.ipynb``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from .._text import first_line
@@ -263,8 +263,7 @@ def explain(error: object, verbose: bool = False) -> Diagnosis:
             chapter="book/toolkit",
             why=f"explain itself failed: {type(failure).__name__}",
         )
-    result.verbose = bool(verbose)
-    return result
+    return replace(result, verbose=bool(verbose))
 
 
 def _explain(error: Any, entries: list[Entry]) -> Diagnosis:

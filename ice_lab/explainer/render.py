@@ -35,7 +35,8 @@ class Diagnosis:
         error_type: the exception's class name, or "" when a plain string was given.
         entry: the name of the catalogue entry that matched ("" for unknown).
         why: which entry matched, on what words, and what else matched.
-        verbose: when True, the text and HTML forms end with ``why``.
+        verbose: when True, the text and HTML forms end with ``why`` (set by
+            ``explain(..., verbose=True)``; never changed afterwards).
 
     Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
     """
@@ -63,8 +64,9 @@ class Diagnosis:
         return to_html(self)
 
 
-def to_text(d: Diagnosis) -> str:
-    """The plain-text form: kind and summary, causes, fixes, the chapter (and why).
+def to_text(d: Diagnosis, verbose: bool | None = None) -> str:
+    """The plain-text form: kind and summary, causes, fixes, the chapter, and ``why`` when
+    ``verbose`` (by default, as ``explain(..., verbose=)`` made ``d``).
 
     Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
     """
@@ -77,13 +79,14 @@ def to_text(d: Diagnosis) -> str:
         lines += [f"  - {f}" for f in d.fixes]
     if d.chapter:
         lines.append(f"Read: {d.chapter}")
-    if d.verbose and d.why:
+    if (d.verbose if verbose is None else verbose) and d.why:
         lines.append(f"Why: {d.why}")
     return "\n".join(lines)
 
 
-def to_html(d: Diagnosis) -> str:
-    """The HTML form; every piece of the message is escaped, the chapter is a link.
+def to_html(d: Diagnosis, verbose: bool | None = None) -> str:
+    """The HTML form; every piece of the message is escaped, the chapter is a link;
+    ``verbose`` as in :func:`to_text`.
 
     Taught in the ice_lab toolkit chapter (book/toolkit.ipynb).
     """
@@ -102,7 +105,7 @@ def to_html(d: Diagnosis) -> str:
         href = esc(CHAPTER_LINK.format(chapter=d.chapter), quote=True)
         parts.append(f'<div style="margin-top:4px">Read: <a href="{href}">'
                      f"<code>{esc(d.chapter)}</code></a></div>")
-    if d.verbose and d.why:
+    if (d.verbose if verbose is None else verbose) and d.why:
         parts.append(f'<div style="margin-top:4px;color:#555">Why: {esc(d.why)}</div>')
     parts.append("</div>")
     return "".join(parts)
