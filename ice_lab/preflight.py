@@ -23,7 +23,7 @@ from torch import nn
 from ._text import Report, error_line
 from .shapes import dtype_name
 
-__all__ = ["CHAPTERS", "SEVERITIES", "Finding", "PreflightReport", "preflight"]
+__all__ = ["CHAPTERS", "SEVERITIES", "PreflightFinding", "PreflightReport", "preflight"]
 
 # Where each finding is taught: "page#heading-anchor", pages as named in _toc.yml.
 CHAPTERS: dict[str, str] = {
@@ -48,7 +48,7 @@ _BATCHNORM = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
 
 
 @dataclass
-class Finding:
+class PreflightFinding:
     """One thing ``preflight`` found: ``severity`` ("error" or "warning"), ``check`` (a short
     name such as ``"no_gradient"``), ``message`` in the learner's terms, ``chapter`` (the
     page and section that teach it). Taught in the Debugging chapter
@@ -72,7 +72,7 @@ class PreflightReport(Report):
     Taught in the Debugging chapter (``book/debugging.ipynb``).
     """
 
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[PreflightFinding] = field(default_factory=list)
     loss: float | None = None
 
     @property
@@ -84,15 +84,15 @@ class PreflightReport(Report):
         return [f.check for f in self.findings]
 
     @property
-    def errors(self) -> list[Finding]:
+    def errors(self) -> list[PreflightFinding]:
         return [f for f in self.findings if f.severity == "error"]
 
     @property
-    def warnings(self) -> list[Finding]:
+    def warnings(self) -> list[PreflightFinding]:
         return [f for f in self.findings if f.severity == "warning"]
 
     def add(self, severity: str, check: str, message: str) -> None:
-        self.findings.append(Finding(severity, check, message, CHAPTERS[check]))
+        self.findings.append(PreflightFinding(severity, check, message, CHAPTERS[check]))
 
     def __str__(self) -> str:
         if not self.findings:
@@ -207,8 +207,9 @@ def preflight(
     optimizer are deep-copied together (so the copied optimizer holds the copied
     parameters) and moved to the CPU; the step runs forward, loss, backward and (with an
     optimizer) ``step()`` there, with the random state saved and restored. Your model,
-    optimizer and random streams are left exactly as they were. Each :class:`Finding`
-    carries a severity, a short check name and the chapter section that teaches it.
+    optimizer and random streams are left exactly as they were. Each
+    :class:`PreflightFinding` carries a severity, a short check name and the chapter
+    section that teaches it.
     A model that raises during the step gives a ``step_failed`` finding, never an error.
     A model or batch on the ``meta`` device (no values) gets the static checks only.
 
