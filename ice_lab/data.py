@@ -8,6 +8,20 @@ scikit-learn, the rest is generated from a seed.
 The Dataset classes live in this module, not in a notebook, on purpose: under the
 ``spawn`` start method (the default on macOS and Windows) a DataLoader worker re-imports
 the classes it needs by name, and a class defined in a notebook has no importable name.
+
+Who uses what:
+
+* every chapter and lab that trains: ``digits_datasets`` (``digits_arrays``,
+  ``digits_split_indices``);
+* the Training chapter, lab-training and lab-nan: ``synthetic_regression`` (the chapter
+  also ``W_TRUE``, ``BIAS_TRUE``);
+* the Datasets chapter: ``DigitsImageDataset``, ``FileImageDataset`` and ``SampleError``
+  (a sample that fails to load), ``SlowDataset`` (workers speed up a slow loader),
+  ``NoisyDigits``, ``pad_collate``, ``seed_worker`` (the Schedules chapter too);
+* the Datasets chapter and lab-datasets: ``WorkerProbe`` (what each worker sees),
+  ``reseed_dataset_rng``, ``RaggedSequences``, ``digits_images``;
+* lab-datasets only: ``RandomContrast`` and ``AugmentedDigits`` (an augmentation whose
+  random stream the workers share).
 """
 
 from __future__ import annotations
