@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 #: How long a quoted error may be, on one line.
 QUOTE_CHARS = 150
@@ -40,8 +40,13 @@ class Hints:
 
     def require(self, ok: object, hint: str, *, kind: str = "", more: str = "") -> None:
         """Nothing if ``ok`` is true; else an ``AssertionError`` naming the mistake."""
-        if ok:
-            return
+        if not ok:
+            self.fail(hint, kind=kind, more=more)
+
+    def fail(self, hint: str, *, kind: str = "", more: str = "") -> NoReturn:
+        """The ``AssertionError`` of ``require``, for a check written as ``if not ...:``
+        so that the type checker knows what holds after it (the learner's object is an
+        ``nn.Module``, not ``None``)."""
         key = kind or hint
         self.seen[key] += 1
         text = hint

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -20,9 +21,10 @@ _combine = Hints("combine")
 
 
 # ----------------------------------------------------------------- 1: TabularNet (open)
-def _standardised(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+def _standardised(model: Any, x: torch.Tensor) -> torch.Tensor:
     """What the colleague's docstring says TabularNet computes, from ``model``'s own
-    parameters: batch statistics as constants, a learned gain and bias per feature."""
+    parameters (the learner's repair, read by the colleague's names): batch statistics
+    as constants, a learned gain and bias per feature."""
     mean, std = x.mean(dim=0).detach(), x.std(dim=0).detach() + 1e-5
     return model.mlp((x - mean) / std * model.log_gain.exp() + model.bias)
 
@@ -37,11 +39,12 @@ def tabular_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> No
     h = _tabular.require
     model = built_model(make, _tabular, "make_tabular_net")
     log_gain, bias = getattr(model, "log_gain", None), getattr(model, "bias", None)
-    h(isinstance(log_gain, nn.Parameter) and isinstance(bias, nn.Parameter)
-      and isinstance(getattr(model, "mlp", None), nn.Module)
-      and tuple(log_gain.shape) == (6,) and tuple(bias.shape) == (6,),
-      "The model should keep the colleague's parameters, log_gain and bias (6 each), "
-      "and its mlp: the bug is not in which parameters there are.")
+    if not (isinstance(log_gain, nn.Parameter) and isinstance(bias, nn.Parameter)
+            and isinstance(getattr(model, "mlp", None), nn.Module)
+            and tuple(log_gain.shape) == (6,) and tuple(bias.shape) == (6,)):
+        _tabular.fail("The model should keep the colleague's parameters, log_gain and "
+                      "bias (6 each), and its mlp: the bug is not in which parameters "
+                      "there are.")
     named = dict(model.named_parameters())
     h(any(p is log_gain for p in named.values()),
       "log_gain is no longer a parameter of the model (model.parameters() does not "
@@ -148,10 +151,10 @@ def train_chunks(fn: Callable, *, seed: int | None = None) -> None:
       more="the next chunk needs the hidden state's values, not its history.")
     h(not error, f"train_chunks fails ({error}).")
     losses = result[0] if isinstance(result, tuple) and len(result) == 2 else None
-    h(isinstance(losses, list) and len(losses) == chunks
-      and all(isinstance(v, float) for v in losses),
-      f"train_chunks should return (a list of {chunks} loss floats, one per chunk, the "
-      "final hidden state).")
+    if not (isinstance(losses, list) and len(losses) == chunks
+            and all(isinstance(v, float) for v in losses)):
+        _chunks.fail(f"train_chunks should return (a list of {chunks} loss floats, one "
+                     "per chunk, the final hidden state).")
     h(len(calls) == chunks * width and not any(calls[0::width]),
       "A chunk starts from a hidden state that still has a graph: the history must "
       "end at the chunk boundary.")

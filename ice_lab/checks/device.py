@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -157,8 +158,9 @@ def train_step(fn: Callable, *, seed: int | None = None) -> None:
 
 
 # ------------------------------------------------------------------ exercise 2
-def _pool_reference(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """What BrokenPositionalPool computes, on the CPU."""
+def _pool_reference(model: Any, x: torch.Tensor) -> torch.Tensor:
+    """What BrokenPositionalPool computes, on the CPU (``model``: the learner's repair,
+    read by the colleague's layer names)."""
     batch, length, _ = x.shape
     position = (torch.arange(length) / length).expand(batch, length).unsqueeze(-1)
     h = torch.relu(model.proj(torch.cat([x, position], dim=-1)))

@@ -87,7 +87,8 @@ def trained_in(stdout: str, world_size: int) -> list[dict[int, list[list[int]]]]
     return trained
 
 
-def share_problem(trained: list[dict], items: int, batch_size: int, epochs: int) -> str:
+def share_problem(trained: list[dict[int, list[list[int]]]], items: int,
+                  batch_size: int, epochs: int) -> str:
     """What is wrong with what the ranks trained on, in words ("" if nothing is)."""
     ranks = len(trained)
     for rank, by_epoch in enumerate(trained):
@@ -397,7 +398,7 @@ def _decided(losses: list[list[float]], patience: int, pick: Callable) -> int:
                             for e in range(len(losses[0]))]], patience)
 
 
-def _explain_stop(losses: list[list[float]], patience: int, stopped: int) -> str:
+def _explain_stop(losses: list[list[float]], patience: int, stopped: int | None) -> str:
     """Which wrong decision stops where the job stopped, in words."""
     seen = [f"rank {r}'s own shard" for r, mine in enumerate(losses)
             if stopping_epoch([mine], patience) == stopped]

@@ -44,9 +44,11 @@ def job_of_ranks(fn: Callable, world_size: int, args_of: Callable[[int], tuple],
         def fake(name: str, *a: Any, **k: Any) -> None:
             call = len(called)
             called.append(name)
-            others = [sent.get((call, r)) for r in range(world_size)]
+            # the other ranks' contributions (None: not yet played); what a collective
+            # receives is whatever the learner's code passes, hence Any
+            others: list[Any] = [sent.get((call, r)) for r in range(world_size)]
             if name in ("all_reduce", "reduce"):
-                tensor = k.get("tensor", a[0] if a else None)
+                tensor: Any = k.get("tensor", a[0] if a else None)
                 sent[(call, rank)] = tensor.detach().clone()
                 dst = k.get("dst", a[1] if name == "reduce" and len(a) > 1 else 0)
                 op = k.get("op", a[1] if name == "all_reduce" and len(a) > 1 else
@@ -56,8 +58,9 @@ def job_of_ranks(fn: Callable, world_size: int, args_of: Callable[[int], tuple],
                     with torch.no_grad():
                         tensor.copy_(_reduced(others, op))
             elif name in ("all_gather", "all_gather_object"):
-                out = k.get("tensor_list", k.get("object_list", a[0] if a else None))
-                mine = k.get("tensor", k.get("obj", a[1] if len(a) > 1 else None))
+                out: Any = k.get("tensor_list",
+                                 k.get("object_list", a[0] if a else None))
+                mine: Any = k.get("tensor", k.get("obj", a[1] if len(a) > 1 else None))
                 sent[(call, rank)] = mine.detach().clone() if torch.is_tensor(mine) else mine
                 for r, value in enumerate(others):
                     value = mine if value is None else value

@@ -40,8 +40,9 @@ def _reinitialised(net: nn.Module, seed: int) -> nn.Module:
     other = copy.deepcopy(net)
     torch.manual_seed(seed)
     for module in other.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
+        reset = getattr(module, "reset_parameters", None)
+        if reset is not None:
+            reset()
     return other.eval()
 
 
@@ -99,7 +100,7 @@ def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None)
     need_callable(fn, "export_scanner")
     h = _scanner.require
     images = _test_images()
-    reference = _ScannerRule(copy.deepcopy(scanner.net)).eval()
+    reference = _ScannerRule(copy.deepcopy(scanner.get_submodule("net"))).eval()
     artefact, error = _exported(fn, scanner)
     h(not error, f"export_scanner raised {error}. " + (
         "torch.export refuses a Python if on the pixel values: it will not guess which "
@@ -156,7 +157,8 @@ def export_scanner(fn: Callable, scanner: nn.Module, *, seed: int | None = None)
         "otherwise on other images." if bad and set(bad) <= rule | {mixed} else
         "The check could not tell what went wrong: print check_export's report.")
     h(report.ok, f"The program disagrees with the scanner on {bad}. {why}", kind="cases")
-    other_net = _reinitialised(scanner.net, 1 if seed is None else seed)
+    other_net = _reinitialised(scanner.get_submodule("net"),
+                               1 if seed is None else seed)
     other_reference = _ScannerRule(copy.deepcopy(other_net)).eval()
     other = type(scanner)(other_net).eval()
     other_artefact, error = _exported(fn, other)
@@ -215,7 +217,7 @@ def export_onnx_dynamic(fn: Callable, net: nn.Module, other: type[nn.Module], *,
             path = Path(folder) / name.split()[0].strip("()") / "model.onnx"
             path.parent.mkdir()
             calls, error, text = _onnx_case(fn, model, path)
-            session = None
+            session: Any = None  # an onnxruntime InferenceSession once the file loads
             if not error:
                 session, error = attempt(ort.InferenceSession, path,
                                          providers=["CPUExecutionProvider"])
@@ -275,7 +277,7 @@ def _modes(model: nn.Module) -> list[bool]:
     return [m.training for m in model.modules()]
 
 
-def export_for_serving(fn: Callable, train: Callable[..., nn.Module], *,
+def export_for_serving(fn: Callable, train: Callable[..., nn.Sequential], *,
                        seed: int | None = None) -> None:
     """``fn(model, example)`` returns an ExportedProgram made in eval mode that agrees with
     the model at any batch size, from an example of any size (one image included), and
@@ -385,7 +387,7 @@ def export_brightness(fn: Callable, model: nn.Module, *, seed: int | None = None
     need_callable(fn, "export_brightness")
     h = _brightness.require
     images = _test_images()
-    reference = _BrightnessRule(copy.deepcopy(model.net)).eval()
+    reference = _BrightnessRule(copy.deepcopy(model.get_submodule("net"))).eval()
     program, error = _exported(fn, model)
     h(not error, f"export_brightness raised {error}. " + (
         "torch.export refuses to turn a tensor into a Python number: it will not guess "
@@ -434,7 +436,7 @@ def export_brightness(fn: Callable, model: nn.Module, *, seed: int | None = None
     h(report.ok, f"The program disagrees with the model on {bad}: {why}",
       kind="baked", more="a value that must follow the input has to stay a tensor all "
       "the way through forward, and the wrapper's other lines stay as they are.")
-    other_net = _reinitialised(model.net, 2 if seed is None else seed)
+    other_net = _reinitialised(model.get_submodule("net"), 2 if seed is None else seed)
     other_reference = _BrightnessRule(copy.deepcopy(other_net)).eval()
     other_program, error = _exported(fn, type(model)(other_net).eval())
     other_ok = not error and check_export(other_reference, images[:8], other_program,

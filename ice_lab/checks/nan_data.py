@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -111,7 +112,7 @@ def clean(fn: Callable, *, seed: int | None = None) -> None:
     need_callable(fn, "clean")
     h = _clean.require
     cases = _damaged(seed)
-    runs = {}
+    runs: dict[str, tuple[Any, bool]] = {}  # (the learner's result or error, edited)
     for name, (X, y) in cases.items():
         x, t = X.clone(), y.clone()  # clean gets copies
         result, error = attempt(fn, x, t)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -40,8 +41,9 @@ def scans() -> tuple[torch.Tensor, torch.Tensor]:
     return X, y
 
 
-def _expected(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """What the colleague's docstring says, for scans that are not constant."""
+def _expected(model: Any, x: torch.Tensor) -> torch.Tensor:
+    """What the colleague's docstring says, for scans that are not constant (``model``:
+    the learner's repair, read by the colleague's layer names)."""
     centred = x - x.mean(dim=1, keepdim=True)
     z = centred / centred.std(dim=1, keepdim=True)  # noqa: ICE108 (never constant here)
     return model.out(torch.relu(model.hidden(z)))

@@ -99,7 +99,7 @@ def load_colleague(fn: Callable, make_classifier: Callable[[], nn.Module], *,
         theirs = build().state_dict()
         gpu_file({"module." + k: v for k, v in theirs.items()}, path("colleague.pt"))
         model = build()
-        before = model.head_module.weight.clone()
+        before = model.get_parameter("head_module.weight").clone()
         loaded, raw, error = _call(fn, path("colleague.pt"), model)
         h(not error or "CUDA" not in error,
           "load_colleague fails on a machine without a GPU: the file's tensors are "
@@ -111,7 +111,7 @@ def load_colleague(fn: Callable, make_classifier: Callable[[], nn.Module], *,
           f"only at the start of each key. ({error[:110]})" if "head_weight" in raw
           else f"load_colleague fails on the colleague's file ({error}).")
         h(loaded is model, "Return the model you loaded the weights into.")
-        h(not torch.equal(model.head_module.weight, before),
+        h(not torch.equal(model.get_parameter("head_module.weight"), before),
           "The weights did not change: nothing was loaded. load_state_dict(..., "
           "strict=False) skips every key that does not match, here all, and says "
           "nothing.", kind="nothing")

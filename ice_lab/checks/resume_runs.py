@@ -325,7 +325,7 @@ def colleague_trainer(make: Callable[[], type], colleague: type, *,
            "compute what the colleague's did.")
 
 
-def _one_trainer(cls: type, colleague: type, folder: str, run_seed: int, stop: int,
+def _one_trainer(cls: type[Any], colleague: type, folder: str, run_seed: int, stop: int,
                  last: int) -> None:
     h = _trainer.require
     what = f"A run with seed {run_seed} stopped after step {stop}"

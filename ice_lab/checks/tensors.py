@@ -4,6 +4,7 @@ model, a loss that broadcasts, a ``view`` of a transposed tensor."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -107,7 +108,8 @@ def residual(fn: Callable, mse: Callable, *, seed: int | None = None) -> None:
     torch.manual_seed(gen.randrange(2**31))
     sizes = (6, 1, 9) if seed is None else (gen.randint(2, 40), 1, gen.randint(2, 40))
     first = sizes[0]
-    cases = {}  # batch size -> (pred, target, residual or the quoted error)
+    # batch size -> (pred, target, the learner's residual or the quoted error)
+    cases: dict[int, tuple[torch.Tensor, torch.Tensor, Any]] = {}
     for n in sizes:
         pred = torch.randn(n, 1, requires_grad=True)
         target = torch.randn(n) * torch.linspace(0.1, 100.0, n)
@@ -239,9 +241,9 @@ def signal_net(make: Callable[[], nn.Module], *, seed: int | None = None) -> Non
     h = _signal.require
     model = built_model(make, _signal, "make_signal_net")
     conv, head = getattr(model, "conv", None), getattr(model, "head", None)
-    h(isinstance(conv, nn.Conv1d) and isinstance(head, nn.Linear),
-      "The model should keep the colleague's layers, conv (a Conv1d) and head (a "
-      "Linear): the bug is not in which layers there are.")
+    if not (isinstance(conv, nn.Conv1d) and isinstance(head, nn.Linear)):
+        _signal.fail("The model should keep the colleague's layers, conv (a Conv1d) "
+                     "and head (a Linear): the bug is not in which layers there are.")
     h(head.in_features == conv.out_channels,
       f"head takes {head.in_features} features where conv makes "
       f"{conv.out_channels}: resizing the head to the length of one recording makes "

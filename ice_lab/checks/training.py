@@ -318,7 +318,7 @@ def validate(fn: Callable, *, seed: int | None = None) -> None:
     val_loader = DataLoader(val_ds, batch_size=256)
     if seed is None:  # the lab's model: the same weights twice, BatchNorm untouched
         model = copy.deepcopy(trained).train()
-        mean_before = model[2].running_mean.clone()
+        mean_before = model[2].get_buffer("running_mean").clone()
         first, error = attempt(fn, model, val_loader, nn.CrossEntropyLoss())
         second, error2 = attempt(fn, model, val_loader, nn.CrossEntropyLoss())
         h(not (error or error2), f"validate fails on the lab's model ({error or error2})")
@@ -327,7 +327,7 @@ def validate(fn: Callable, *, seed: int | None = None) -> None:
           "(dropout, BatchNorm's batch statistics); torch.no_grad() does not change the "
           "mode (2. Diagnose).", kind="mode",
           more="print every layer's training flag during validation, as 2. Diagnose does.")
-        h(torch.equal(model[2].running_mean, mean_before),
+        h(torch.equal(model[2].get_buffer("running_mean"), mean_before),
           "validation changed BatchNorm's running statistics: the model ran in "
           "training mode.")
         h(model.training,

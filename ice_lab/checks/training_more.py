@@ -46,8 +46,12 @@ def _watch(scheduler: Any) -> list[tuple]:
     """Record the arguments of every ``scheduler.step`` call."""
     given: list[tuple] = []
     plain = type(scheduler).step
-    scheduler.step = lambda *a, **k: (given.append(a + tuple(k.values())),
-                                      plain(scheduler, *a, **k))[1]
+
+    def step(*a: Any, **k: Any) -> Any:
+        given.append(a + tuple(k.values()))
+        return plain(scheduler, *a, **k)
+
+    scheduler.step = step
     return given
 
 
@@ -163,7 +167,8 @@ def run_epochs(fn: Callable, *, seed: int | None = None) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.5)
     step = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     args = _watch(step)
-    used, modes = [], []
+    used: list[float] = []
+    modes = []
     hook = opt.register_step_pre_hook(_recorder(model, used, modes))
     try:
         out, error = attempt(fn, model, digits(len(train_ds), 0), val_loader,
@@ -277,9 +282,14 @@ def _accumulated(fn: Callable, model: nn.Module, x: torch.Tensor, y: torch.Tenso
                  k: int, loss_fn: Callable) -> tuple[list, int, str]:
     """``fn`` on ``k`` micro-batches of ``(x, y)``: the ``.grad`` it leaves, how many
     backward passes it ran, and its error."""
-    calls = []
+    calls: list[int] = []
     plain = torch.autograd.backward
-    torch.autograd.backward = lambda *a, **kw: (calls.append(1), plain(*a, **kw))[1]
+
+    def counted(*a: Any, **kw: Any) -> None:
+        calls.append(1)
+        return plain(*a, **kw)
+
+    torch.autograd.backward = counted
     try:
         _, error = attempt(fn, model, list(zip(x.chunk(k), y.chunk(k))), loss_fn)
     finally:
@@ -297,7 +307,7 @@ def accumulate_gradients(fn: Callable, *, seed: int | None = None) -> None:
     X, y = synthetic_regression(n=1000, seed=0, noise=0.1)
     if seed is None:
         set_seed(0)
-        model = nn.Linear(3, 1)
+        model: nn.Module = nn.Linear(3, 1)
         x, t = X[:64], y[:64]
         big = _whole(model, x, t, _mse)
         for p in model.parameters():
@@ -319,9 +329,9 @@ def accumulate_gradients(fn: Callable, *, seed: int | None = None) -> None:
                   for c in (1.0, 0.25)),
           "only the last micro-batch's gradient is left in .grad: the gradients of the "
           "earlier ones were cleared on the way.")
-        flat, whole = torch.cat([g.flatten() for g in grads]), torch.cat(
+        flat, big_flat = torch.cat([g.flatten() for g in grads]), torch.cat(
             [b.flatten() for b in big])
-        ratio = float((flat * whole).sum() / (whole ** 2).sum())
+        ratio = float((flat * big_flat).sum() / (big_flat ** 2).sum())
         h(all(torch.allclose(g, b, atol=1e-5) for g, b in zip(grads, big)),
           f"with 4 micro-batches of 16 the accumulated gradient is {ratio:.3g} times the "
           "whole batch's" + (": the micro-batch size is the wrong count."
