@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import ice_lab
-from ice_lab.shapes import trace_shapes
+from ice_lab.shapes import ShapeTrace, trace_shapes
 
 from ._core import Hints, attempt, need_callable, passed, quote, rng
 
@@ -48,11 +48,13 @@ def model(make: Callable[[], nn.Module], *, seed: int | None = None) -> None:
     h = _model.require
     script = _script_layers()
     net, error = attempt(make)
-    trace = None
+    trace: ShapeTrace | None = None
     if not error:
         trace, error = attempt(trace_shapes, net, torch.zeros(3, 1, 8, 8))
-    h(not error, f"make_model() fails ({error}). The check could not tell what went "
-      "wrong: keep the script's layers; trace_shapes shows what reaches each one.")
+    if error or trace is None:
+        _model.fail(f"make_model() fails ({error}). The check could not tell what went "
+                    "wrong: keep the script's layers; trace_shapes shows what reaches "
+                    "each one.")
     h(trace.ok or not isinstance(trace.failed_module, nn.Linear),
       f"make_model() still fails on a batch of 8x8 digits, in {trace.failed} "
       f"({quote(trace.error) if trace.error else ''}): the head is not sized for what "
@@ -103,7 +105,7 @@ def _normalise_cases(seed: int | None) -> list[tuple[torch.Tensor, list[tuple[in
         X2[:, 2, 4, 6] = 0.25                              # another shape, another pixel
         return [(X, [(0, 2, 5), (0, 6, 1)]), (X2, [(2, 4, 6)])]
     gen = torch.Generator().manual_seed(seed)
-    cases = []
+    cases: list[tuple[torch.Tensor, list[tuple[int, ...]]]] = []
     for _ in range(3):
         n = int(torch.randint(4, 30, (1,), generator=gen))
         c = int(torch.randint(1, 4, (1,), generator=gen))
@@ -111,7 +113,8 @@ def _normalise_cases(seed: int | None) -> list[tuple[torch.Tensor, list[tuple[in
         X = torch.rand(n, c, hh, ww, generator=gen)
         X = X * 10 ** (torch.rand(1, c, hh, ww, generator=gen) * 4 - 3)
         flat = torch.randperm(c * hh * ww, generator=gen)[:2].tolist()
-        const = [(f // (hh * ww), f // ww % hh, f % ww) for f in flat]
+        const: list[tuple[int, ...]] = [(f // (hh * ww), f // ww % hh, f % ww)
+                                        for f in flat]
         for (ch, r, k), value in zip(const, (0.0, 0.75)):
             X[:, ch, r, k] = value
         cases.append((X, const))
@@ -124,7 +127,10 @@ def normalise(fn: Callable, *, seed: int | None = None) -> None:
     (wherever it sits, whatever it holds), and leaves its arguments as they are."""
     need_callable(fn, "normalise")
     h = _normalise.require
-    results = []
+    # per case: copies of X, mean and std; the pixels that never vary; the learner's
+    # Z; whether each argument was left as it was; the learner's Z of two inked images
+    results: list[tuple[list[torch.Tensor], list[tuple[int, ...]], Any, list[bool],
+                        Any]] = []
     for at, (X, const) in enumerate(_normalise_cases(seed)):
         mean, std = X.mean(dim=0), X.std(dim=0)
         args = [t.clone() for t in (X, mean, std)]
@@ -240,9 +246,9 @@ def load_digits(fn: Callable, images: np.ndarray, labels: np.ndarray, *,
     if not error:
         again, error = attempt(fn)
     h(not error, f"load_digits() fails ({error}).")
-    h(isinstance(first, tuple) and len(first) == 2 and isinstance(again, tuple)
-      and all(isinstance(t, torch.Tensor) for t in (*first, *again)),
-      "load_digits() returns two tensors, the images and their labels.")
+    if not (isinstance(first, tuple) and len(first) == 2 and isinstance(again, tuple)
+            and all(isinstance(t, torch.Tensor) for t in (*first, *again))):
+        _load.fail("load_digits() returns two tensors, the images and their labels.")
     X, y = first
     h(tuple(X.shape) == (len(images), 1, 8, 8) and len(y) == len(images),
       f"load_digits() must still return all {len(images)} images (N, 1, 8, 8) and "
@@ -365,7 +371,7 @@ def setup(fn: Callable, *, seed: int | None = None) -> None:
     h(not other,
       f"setup({seeds[2]}) gives the same model as setup({seeds[0]}): seed with the "
       "seed it is given, not a fixed one.")
-    unseeded = []
+    unseeded: list[Any] = []  # the models setup(None) returned (None: no model)
     for state in (5, 6):  # setup(None) after two different random states
         torch.manual_seed(state)
         result, _ = attempt(fn, None)
@@ -405,7 +411,7 @@ def compute_loss(fn: Callable, *, seed: int | None = None) -> None:
     need_callable(fn, "compute_loss")
     h = _loss.require
     cases = _loss_cases(seed)
-    got = []  # (loss, its gradient with respect to the logits)
+    got: list[tuple[float, Any]] = []  # (loss, its gradient with respect to the logits)
     for logits, labels in cases:
         logits = logits.clone().requires_grad_()
         loss, error = attempt(fn, logits, labels)

@@ -183,18 +183,19 @@ def evaluate_memory(fn: Callable, *, seed: int | None = None) -> None:
            f"{', '.join(map(str, sizes))} digits.")
 
 
-def _mode_models(seed: int | None) -> list[tuple[Callable[[], nn.Module], int, int]]:
+def _mode_models(seed: int | None,
+                 ) -> list[tuple[Callable[[], nn.Sequential], int, int]]:
     """(a builder of one model, how many validation digits, batch size)."""
     if seed is None:
         return [(reference_model, 270, 64), (noisy_model, 100, 32)]
     gen = torch.Generator().manual_seed(seed)
-    cases = []
+    cases: list[tuple[Callable[[], nn.Sequential], int, int]] = []
     for k in range(2):
         p = 0.2 + 0.6 * float(torch.rand(1, generator=gen))
         n = int(torch.randint(20, 270, (1,), generator=gen))
         size = int(torch.randint(5, 70, (1,), generator=gen))
 
-        def build(p: float = p, k: int = k) -> nn.Module:
+        def build(p: float = p, k: int = k) -> nn.Sequential:
             ice_lab.set_seed(seed + k)
             return nn.Sequential(
                 nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
@@ -215,7 +216,7 @@ def evaluate_mode(fn: Callable, *, seed: int | None = None) -> None:
         net = build().train()
         X, y = val.tensors[0][:n], val.tensors[1][:n]
         loader = DataLoader(TensorDataset(X, y), batch_size=size)
-        stats = net[1].running_mean.clone()
+        stats = net[1].get_buffer("running_mean").clone()
         modes = [m.training for m in net.modules()]  # every module: training
         twin = copy.deepcopy(net).eval()  # the same weights, in eval() mode
         with torch.no_grad():
@@ -256,7 +257,7 @@ def evaluate_mode(fn: Callable, *, seed: int | None = None) -> None:
           "layer of one's own can too.",
           kind="dropout", more="the Training chapter's section on train and eval "
           "modes says which layers behave differently, and what switches them.")
-        h(torch.equal(stats, net[1].running_mean),
+        h(torch.equal(stats, net[1].get_buffer("running_mean")),
           "Evaluating changed BatchNorm's running statistics: evaluation must leave "
           "the model as it was (8.3 Diagnose).")
         h(all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-9)

@@ -294,8 +294,9 @@ def pixel_stats(fn: Callable, train: Any, val: Any, *, seed: int | None = None) 
     out, error = attempt(fn, train)
     h(not error, f"pixel_stats fails on the training set ({error}).")
     pair = out if isinstance(out, (list, tuple)) and len(out) == 2 else None
-    h(pair is not None, f"pixel_stats must return two things, the means and the stds, "
-      f"got {type(out).__name__}.")
+    if pair is None:
+        _stats.fail(f"pixel_stats must return two things, the means and the stds, got "
+                    f"{type(out).__name__}.")
     means = _numbers(pair[0])
     h(not any(abs(m - v) < 1e-3 for m in means for v in (0.485, 0.456, 0.406)),
       "0.485 is ImageNet's mean, for models pretrained on ImageNet photos; compute the "
@@ -307,9 +308,9 @@ def pixel_stats(fn: Callable, train: Any, val: Any, *, seed: int | None = None) 
           "pixel_stats returned one float for the mean and one for the std: Normalize "
           "takes one mean and one std per channel, as lists (for the digits' one "
           "channel, a list of one).", kind="global")
-        h(False, f"pixel_stats returned {kinds}: return Python floats, a list of them "
-          "for the means and one for the stds (not tensors or arrays), as Normalize and "
-          "a config file take them.")
+        _stats.fail(f"pixel_stats returned {kinds}: return Python floats, a list of "
+                    "them for the means and one for the stds (not tensors or arrays), "
+                    "as Normalize and a config file take them.")
     x_train, x_val = train.tensors[0], val.tensors[0]
     ref_mean, ref_std, ref_std0 = _per_channel(x_train)
     val_mean = _per_channel(x_val)[0]

@@ -128,10 +128,10 @@ def stable_cross_entropy(fn: Callable, *, seed: int | None = None) -> None:
         try:
             with ice_lab.watch_nonfinite_ops():
                 fn(*cases[name])
-        except ice_lab.NonFiniteError as error:
-            watched[name] = error.where
-        except Exception as error:  # named in the hint below
-            watched[name] = type(error).__name__
+        except ice_lab.NonFiniteError as caught:
+            watched[name] = caught.where
+        except Exception as caught:  # named in the hint below
+            watched[name] = type(caught).__name__
     log0 = ("log(softmax) still meets log(0) when the right class's probability "
             "underflows to 0: never log of a probability, stay in the log domain.")
     nonfinite = {
@@ -303,20 +303,20 @@ def msle(fn: Callable, *, seed: int | None = None) -> None:
             text += ("Each pair alone is right, the batch is not: the mean of the squared "
                      "errors, with no root (RMSLE) and no sum.")
         else:
-            p, t, v, ref = pair
-            text += f"For a prediction of {p:g} and a count of {t:g}, msle gives " \
-                    f"{v:.4g}, expected {ref:.4g}: "
+            guess, count, v, ref = pair
+            text += f"For a prediction of {guess:g} and a count of {count:g}, msle " \
+                    f"gives {v:.4g}, expected {ref:.4g}: "
             text += (
                 "log(x + 1e-8) is finite but makes every 0 count a huge error (log 1e-8 "
-                "= -18.4)." if t == 0 and v > 10 * ref + 1
+                "= -18.4)." if count == 0 and v > 10 * ref + 1
                 else "dropping the zero counts or nan_to_num hides them (alone, the hour "
-                "has no error left to average)." if t == 0 and not v == v
+                "has no error left to average)." if count == 0 and not v == v
                 else "a count of 0 is an ordinary count for the standard log error; "
                 "replacing it (clamp(min=1), an epsilon, nan_to_num) changes its error."
-                if t == 0
+                if count == 0
                 else "that pair has no zero and nothing large: compare your error of one "
                 "sample with scikit-learn's formula, term by term, with no root."
-                if max(p, t) <= 1000
+                if max(guess, count) <= 1000
                 else "large counts have their error too: a clamp on the predictions or "
                 "the counts changes it.")
         h(False, text)
@@ -328,8 +328,8 @@ def msle(fn: Callable, *, seed: int | None = None) -> None:
         grads, error = attempt(torch.autograd.grad, loss, p)
         grad = grads[0] if grads else None
     ref_p = cases[name][0].clone().requires_grad_(True)
-    ref = ((torch.log1p(ref_p) - torch.log1p(cases[name][1])) ** 2).mean()
-    (ref_grad,) = torch.autograd.grad(ref, ref_p)
+    ref_loss = ((torch.log1p(ref_p) - torch.log1p(cases[name][1])) ** 2).mean()
+    (ref_grad,) = torch.autograd.grad(ref_loss, ref_p)
     h(grad is not None and torch.allclose(grad.float(), ref_grad, atol=1e-7),
       "The gradient of msle with respect to pred is wrong or missing "
       f"({error or 'it differs'}): build the loss from torch operations on pred "

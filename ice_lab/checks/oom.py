@@ -42,6 +42,12 @@ def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, BaseEx
         return None, error
 
 
+def _quoted(error: BaseException | None) -> str:
+    """``quote(error)`` of what ``_run`` caught, "" if nothing was raised (a hint's text
+    is built before ``require`` decides, so it also meets the cases that pass)."""
+    return "" if error is None else quote(error)
+
+
 @contextlib.contextmanager
 def _traced(memory_limit: Limit | None, mib: float | None) -> Iterator[MemoryTrace]:
     """A memory_trace, under ``memory_limit(mib)`` when a limit is given."""
@@ -119,8 +125,8 @@ def leak(fn: Callable, make_model: Callable[[], nn.Module], batch: Batch,
           more="the Devices chapter shows how to switch autograd off for one block only.")
         oom = isinstance(error, torch.OutOfMemoryError)
         h(error is None or oom,
-          f"{name} under the {limit_mib:g} MiB limit fail with {quote(error)}. The check "
-          "could not tell what went wrong: the loop must run as before.")
+          f"{name} under the {limit_mib:g} MiB limit fail with {_quoted(error)}. The "
+          "check could not tell what went wrong: the loop must run as before.")
         growth = _growth(trace) if not oom else float("inf")
         grows = oom or abs(growth) >= FLAT
         probe: Any = None  # when memory grows: what 3 steps without a limit return
@@ -141,13 +147,13 @@ def leak(fn: Callable, make_model: Callable[[], nn.Module], batch: Batch,
                      "free nothing that is still referenced, and detaching total_loss alone "
                      "leaves the graphs kept in val_history.")
         h(not oom or not graphs,
-          f"{steps} steps under the {limit_mib:g} MiB limit fail: {quote(error)}. "
+          f"{steps} steps under the {limit_mib:g} MiB limit fail: {_quoted(error)}. "
           + leak_hint, kind="graphs",
           more="print type(v) and v.grad_fn for what val_history holds.")
         h(not oom,
-          f"{steps} steps under the {limit_mib:g} MiB limit fail: {quote(error)}. What "
-          "the loop returns holds no graph, but the graphs live while it runs: turned "
-          "into numbers too late (after the loop, or every few steps).")
+          f"{steps} steps under the {limit_mib:g} MiB limit fail: {_quoted(error)}. "
+          "What the loop returns holds no graph, but the graphs live while it runs: "
+          "turned into numbers too late (after the loop, or every few steps).")
         h(len(trace.allocated) == steps,
           "keep the trace.record(step) call at the end of every step: the check reads "
           "the memory curve from it.")
@@ -420,13 +426,14 @@ def evaluation(fn: Callable, model: nn.Module, data: tuple[torch.Tensor, torch.T
           "model.half() (or .to(...)) converts the model itself, in place, for training "
           "too. The weights must stay as they are.")
         h(error is None or isinstance(error, torch.OutOfMemoryError),
-          f"evaluate_fixed fails ({name}): {quote(error)}.")
+          f"evaluate_fixed fails ({name}): {_quoted(error)}.")
         h(rows,
           f"{name}: evaluate_fixed never ran the model it was given: use its arguments "
           "model, x, y (not eval_model, X_eval, Y_eval).")
         h(error is None,
           f"the evaluation still fails ({name}"
-          + (f", under {mib:g} MiB" if mib is not None else "") + f"): {quote(error)}. "
+          + (f", under {mib:g} MiB" if mib is not None else "")
+          + f"): {_quoted(error)}. "
           "model.eval() does not switch autograd off, and .detach() after the forward "
           "pass is too late: the activations were saved during it.", kind="oom",
           more="3.3 Diagnose: the logits have a grad_fn, so every layer's input was "
@@ -464,6 +471,7 @@ def _colleague_reference(model: nn.Module, opt: torch.optim.Optimizer, steps: in
         opt.zero_grad()
         loss.backward()
         for name, p in model.named_parameters():
+            assert p.grad is not None  # every weight is in the loss: backward filled it
             norms[name].append(p.grad.norm().item())
         opt.step()
         with torch.no_grad():
@@ -494,10 +502,10 @@ def colleague(fn: Callable, make_model: Callable[[], nn.Module], batch: Batch,
         torch.set_grad_enabled(True)
         oom = isinstance(error, torch.OutOfMemoryError)
         h(error is None or oom,
-          f"colleague_train_fixed fails ({name}): {quote(error)}.")
+          f"colleague_train_fixed fails ({name}): {_quoted(error)}.")
         h(not oom and abs(_growth(trace)) < FLAT,
           f"memory still grows ({name}, under {limit_mib:g} MiB): "
-          + (f"{quote(error)}." if oom else f"{_growth(trace):,.0f} bytes per step.")
+          + (f"{_quoted(error)}." if oom else f"{_growth(trace):,.0f} bytes per step.")
           + " Something the loop keeps from step to step holds tensors. Compare the "
           "growth per step with the sizes of what one step makes (4.3).", kind="grows",
           more="each step of the colleague's loop creates new tensors; which of them "

@@ -142,7 +142,8 @@ def script_with(script: str | Path, function: Callable,
 
     code = Path(script).read_text(encoding="utf-8")
     node = next(n for n in ast.parse(code).body
-                if getattr(n, "name", "") == function.__name__)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name == function.__name__)
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     lines = code.splitlines(keepends=True)
     mine = textwrap.dedent(inspect.getsource(function))
