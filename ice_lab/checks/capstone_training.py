@@ -149,7 +149,7 @@ def train_step(fn: Callable, loss_fn: Callable, *, seed: int | None = None) -> N
                 twin_opt.zero_grad()
                 twin_loss = loss_fn(twin(xb), yb)
                 twin_loss.backward()
-                twin_used.append([torch.zeros(1) if g is None else g  # as used
+                twin_used.append([torch.zeros(1) if g is None else g  # as in used
                                   for g in _grads(twin)])
                 twin_opt.step()
                 twin_losses.append(twin_loss.item())
