@@ -19,7 +19,7 @@ JB_STRICT := -W --keep-going
 # that the kernels' memory stays within a laptop's), each whole test file or notebook in
 # one worker (nbval's cells share a kernel; a module's fixtures are built once; from three
 # workers on, the lab answer probe goes a lab per worker), the longest first by the
-# seconds each took last time (tests/schedule_plugin.py, tests/durations.json), each
+# seconds each took last time (tests/support/schedule_plugin.py, tests/durations.json), each
 # kernel on one thread, so that the kernels do not fight over the cores.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 8 ? 8 : n < 2 ? 2 : n )))
 XDIST := -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -p schedule_plugin
@@ -31,10 +31,10 @@ DURATIONS := --durations=12 --durations-min=3
 # Why these three: CONTRIBUTING.md, "Outputs that hold on any CPU".
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default $(ONE_THREAD) MKL_CBWR=COMPATIBLE
 # The book's status page (book/status.md) reads reference/status.json: each nbval run of
-# `make test` and `make test-nb` records there what every notebook did (tests/status_plugin.py;
+# `make test` and `make test-nb` records there what every notebook did (tests/support/status_plugin.py;
 # pass 1 = this machine's kernels, pass 2 = bare copies under portable kernels). Commit it
-# with the notebooks it describes: tests/test_status.py fails when it is older than they are.
-STATUS := ICE_STATUS_FILE=$(CURDIR)/reference/status.json PYTHONPATH=$(CURDIR)/tests
+# with the notebooks it describes: tests/teach/test_status.py fails when it is older than they are.
+STATUS := ICE_STATUS_FILE=$(CURDIR)/reference/status.json PYTHONPATH=$(CURDIR)/tests/support
 # Where `make test` notes how long each stage took; printed at its end.
 STAGES := $(CURDIR)/_build/test-stages.txt
 # $(call STAGE,name,commands): run a stage of `make test` and note its time.
@@ -121,7 +121,7 @@ test-unit: $(STAMP)
 
 # Everything in tests/ that starts a kernel or a process (stage 3 without the notebooks).
 test-kernel: $(STAMP)
-	env $(ONE_THREAD) PYTHONPATH=$(CURDIR)/tests $(PY) -m pytest tests -m kernel $(XDIST) $(DURATIONS)
+	env $(ONE_THREAD) PYTHONPATH=$(CURDIR)/tests/support $(PY) -m pytest tests -m kernel $(XDIST) $(DURATIONS)
 
 # One notebook (or a few), both passes: make test-nb NB=labs/lab-tensors.ipynb
 test-nb: $(STAMP)

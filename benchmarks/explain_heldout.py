@@ -1,6 +1,6 @@
 """Held-out check of ice_lab.explain: real PyTorch failures that the unit tests never use.
 
-Each provocation below is a different op or module from those in tests/test_explain.py.
+Each provocation below is a different op or module from those in tests/package/test_explain.py.
 The expected kind is what the catalogue's definition of that kind says an expert would
 call it. Prints one row per failure, the accuracy ("N/M correct kinds") and the number of
 times explain itself crashed (must be 0).
@@ -10,7 +10,7 @@ times explain itself crashed (must be 0).
 Its rounds, and what each first run scored: benchmarks/explain_heldout.md.
 
 Real messages pasted by learners (with their sources) are tested in
-tests/test_explain_realworld.py; how fast explain reads them is in benchmarks/explain_speed.py.
+tests/package/test_explain_realworld.py; how fast explain reads them is in benchmarks/explain_speed.py.
 """
 
 from __future__ import annotations

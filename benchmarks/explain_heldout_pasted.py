@@ -3,7 +3,7 @@ collected after the change, from threads that no test and no other benchmark use
 by root cause from their threads before explain was run on them, and scored once; the
 catalogue and the engine were not changed for them.
 
-tests/explain_realworld_pasted.py is the round the change was made on (49/63 before, 63/63
+tests/support/explain_realworld_pasted.py is the round the change was made on (49/63 before, 63/63
 after). These are the same families of paste (titles that paraphrase or cut the message,
 Markdown bold, backticks and curly quotes, Chinese posts and full-width punctuation, Rich
 boxes, Jupyter and libtorch tracebacks, JSON-escaped notebook errors, ipdb, wrapped lines)

@@ -1,6 +1,6 @@
 """How long ice_lab.explain takes on real messages (a benchmark, not a test: no assertion).
 
-Times ``explain`` on every real message of the tests (tests/explain_realworld.py and its
+Times ``explain`` on every real message of the tests (tests/support/explain_realworld.py and its
 wrapped and pasted rounds; each timed several times,
 its fastest run kept, so that a busy machine does not inflate one message), then on a few
 hard inputs: a 1 MB message, binary junk, and a message built to make a careless regular
@@ -21,11 +21,11 @@ from pathlib import Path
 
 from ice_lab import explain
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
+TESTS = Path(__file__).resolve().parents[1] / "tests" / "support"
 
 
 def _messages(name: str) -> list:
-    """MESSAGES of the tests' data module tests/<name>.py, read from its file (a
+    """MESSAGES of the tests' data module tests/support/<name>.py, read from its file (a
     checkout older than a round simply lacks it: no messages)."""
     path = TESTS / f"{name}.py"
     if not path.exists():

@@ -1,7 +1,7 @@
 """How fast ``ice-lab lint`` reads a folder (a benchmark, not a test: no assertion).
 
 Writes 1,000 training scripts into a temporary folder (every rule's true positive, near
-miss and idiom from tests/lint_cases/, and a longer training script with a model, two
+miss and idiom from tests/package/lint_cases/, and a longer training script with a model, two
 loops and a checkpoint, varied by a number so no two files are equal), then runs the
 command on the folder in a fresh process, as a learner would, and times it. Prints the
 files per second, the seconds for the folder (target: under 10 s on 2 cores) and the
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = sorted((ROOT / "tests" / "lint_cases").glob("ice1*.py"))
+CASES = sorted((ROOT / "tests" / "package" / "lint_cases").glob("ice1*.py"))
 
 LONG = '''
 import torch

@@ -107,7 +107,7 @@ def estimate_peak(
     already present, optimizer state, the batch — plus the peak of what the step allocates,
     with the model's output and the loss referenced until the step ends (as in
     ``out = model(x); loss = loss_fn(out, y); loss.backward(); optimizer.step()``). On the
-    CPU it agrees with ``MemoryBudget``'s measurement of that step (``tests/test_memory.py``
+    CPU it agrees with ``MemoryBudget``'s measurement of that step (``tests/package/test_memory.py``
     compares them on MLPs, CNNs and embeddings with SGD, Adam and AdamW). It is tensor
     storage: a GPU adds the CUDA context and allocator rounding on top
     (``torch.cuda.max_memory_allocated`` is usually a few percent higher). Code in

@@ -1,7 +1,7 @@
 """The book's notebooks: the list (book/, labs/, _toc.yml), read and write, the canonical
 setup cell and kernelspec, the header-cell markers, bare copies and execution.
 
-Used by the Makefile (`make execute`, `make test`'s bare pass), by tests/test_notebooks.py,
+Used by the Makefile (`make execute`, `make test`'s bare pass), by tests/book/test_notebooks.py,
 and by authors:
 
     ice-teach new labs/lab-foo.ipynb "Lab: Foo"   # a notebook with the setup cell

@@ -4,7 +4,7 @@
   grader's workers, ``ice-teach execute`` and the verification runs set it), so that
   executed outputs depend on neither timing nor hash order;
 - ``nbval_options()``: how ``make test`` and ``make test-nb`` run notebooks under nbval
-  (tests/test_strictness.py runs the same).
+  (tests/book/test_strictness.py runs the same).
 
 The Makefile reads both through ``python -m ice_teach settings env|nbval`` with the plain
 ``python3`` that creates the venv, so this module needs the standard library only.
@@ -32,9 +32,9 @@ NBVAL_CELL_TIMEOUT = 600
 
 def nbval_options(root: Path = ROOT) -> list[str]:
     """pytest's options for the notebooks: nbval in the current environment, the outputs
-    compared after tests/sanitize.cfg's replacements, a time limit per cell."""
+    compared after tests/support/sanitize.cfg's replacements, a time limit per cell."""
     return ["--nbval", "--nbval-current-env",
-            "--nbval-sanitize-with", str(root / "tests" / "sanitize.cfg"),
+            "--nbval-sanitize-with", str(root / "tests" / "support" / "sanitize.cfg"),
             "--nbval-cell-timeout", str(NBVAL_CELL_TIMEOUT)]
 
 

@@ -6,7 +6,7 @@ Three committed files under reference/, each written by the run it describes:
 - ``status.json``: per notebook, its cell counts, the SHA-256 of the file as tested, and
   per pass of `make test` (1 = this machine's CPU kernels, 2 = the portable kernels) the
   result, the seconds its cells took and the date; plus the versions and the machine of
-  each pass. Written by tests/status_plugin.py when ``ICE_STATUS_FILE`` is set.
+  each pass. Written by tests/support/status_plugin.py when ``ICE_STATUS_FILE`` is set.
 - ``compat.json``: the last `make test-compat`, one row per torch version (schema:
   ``COMPAT_SCHEMA`` below). Absent until it has been run and committed.
 - ``colab.json``: the last `make test-colab` (ice_teach/verify/colab.py), one row per Colab runtime;
@@ -21,7 +21,7 @@ Three committed files under reference/, each written by the run it describes:
 The book's build reads them (_ext/book_status.py: the status page, the stamp under every
 chapter's title, the minutes in the landing page's lab table); nothing there is typed by
 hand. A notebook edited after its last `make test` no longer matches its hash: the
-status page says so, and tests/test_status.py fails until `make test` has run it again
+status page says so, and tests/teach/test_status.py fails until `make test` has run it again
 (or any pytest run with the plugin on: ICE_STATUS_FILE and ICE_STATUS_PASS set).
 
     ice-teach status            # the table, and which notebooks changed since

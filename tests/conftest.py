@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 # Lint fixtures: notebooks with the bugs `ice-lab lint` must find, read, never executed.
-collect_ignore_glob = ["lint_cases/*.ipynb"]
+collect_ignore_glob = ["package/lint_cases/*.ipynb"]
 
 _current = {"test": "a test of this run"}
 

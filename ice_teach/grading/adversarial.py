@@ -4,7 +4,7 @@
 
 Built from the lab's student edition (ice_teach/student.py); the first exercise is the one
 the adversarial kinds break, and `wrong` is the body of a usual wrong answer to it (the
-tests take it from tests/lab_answers/). The two snooping kinds look for the solutions,
+tests take it from tests/support/lab_answers/). The two snooping kinds look for the solutions,
 the gradebook and other students' work: `snoop_relative` by relative paths from its
 working folder (`../` up to eight times, then nbgrader's `source/`, `release/`,
 `submitted/`, `autograded/` notebooks and `gradebook.db`), `snoop` by walking the whole

@@ -9,7 +9,7 @@ published lists; see reference/colab/README.md for how to refresh them). For eac
    ``.dist-info`` per package of the list, so pip sees what Colab has installed) asked,
    offline, to install ice_lab's dependencies as pyproject.toml declares them: pip must
    find every one already satisfied, so that the setup cell replaces nothing Colab ships.
-   The unit tests run the same check (tests/test_colab_runtime.py).
+   The unit tests run the same check (tests/teach/test_colab_runtime.py).
 2. **A venv with the runtime's versions** (``.venv-colab/<runtime>``, Python 3.11 here:
    no other interpreter is on these machines), ice_lab installed into it the way the setup
    cell does (a non-editable install from source, dependencies included), and ``pip freeze``
