@@ -59,6 +59,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.api import Gradebook  # the teach extra: without it, ice-teach says so
 
 from ice_teach import settings, student
 from ice_teach.grading import export as grade_export
@@ -114,8 +115,6 @@ class Course:
         if not done.get("success"):
             raise SystemExit(f"nbgrader generate_assignment failed on {lab.name}:\n"
                              f"{(done.get('log') or '')[-3000:]}")
-        from nbgrader.api import Gradebook
-
         db = f"sqlite:///{self.template / 'gradebook.db'}"
         with Gradebook(db, grade_worker.COURSE_ID) as gb:
             self.max_points = gb.find_assignment(self.name).max_score

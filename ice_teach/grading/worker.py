@@ -44,8 +44,9 @@ def nbgrader_config(root: Path, timeout: int, ipc: Path):
 
         c.GuardChecks.source = guard_source(check_imports(nbformat.read(labs[0], 4)))
     c.Autograde.autograde_preprocessors = [
-        GuardChecks, SurvivingExecute, KeepStderr, IgnorePattern, ClearMetadataPreprocessor,
-        LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        GuardChecks, SurvivingExecute, KeepStderr, IgnorePattern,
+        ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties,
+        CheckCellMetadata,
     ]
     return c
 
@@ -83,6 +84,39 @@ def cell_status(cell, points: float, max_points: float) -> tuple[str, str]:
     return ("passed", "") if points >= max_points else ("partial", "")
 
 
+#: What the check of an exercise says when its solution cell, not the check, broke.
+SOLUTION_BROKE = {
+    "CellTimeoutError": ("timeout", "The solution cell {gid} ran past the per-cell "
+                         "timeout and was interrupted (a loop that never ends?), so "
+                         "the check ran without it"),
+    "KernelDied": ("kernel died", "The Python kernel died while the solution cell "
+                   "{gid} ran (os._exit, a crash, out of memory); the kernel was "
+                   "restarted without that cell, so the check ran without it"),
+}
+
+
+def solution_trouble(graded) -> dict[str, tuple[str, str]]:
+    """{check grade_id: (status, why)} for each check whose exercise's solution cell
+    (the last one above it) timed out or killed the kernel: the check then fails on a
+    name the cell never defined; its status and message say what really happened."""
+    found: dict[str, tuple[str, str]] = {}
+    trouble = None
+    for cell in graded.cells:
+        meta = cell.metadata.get("nbgrader") or {}
+        if cell.cell_type != "code":
+            continue
+        if meta.get("solution"):
+            names = {o.get("ename") for o in cell.get("outputs", [])
+                     if o.get("output_type") == "error"}
+            hit = next((e for e in SOLUTION_BROKE if e in names), None)
+            trouble = None if hit is None else (
+                SOLUTION_BROKE[hit][0],
+                SOLUTION_BROKE[hit][1].format(gid=f"`{meta.get('grade_id', '')}`"))
+        elif meta.get("grade") and trouble is not None:
+            found[meta.get("grade_id", "")] = trouble
+    return found
+
+
 def rows(root: Path, lab: str, student: str) -> list[list]:
     """[grade_id, points, max_points, status, message] per graded cell, in lab order."""
     import nbformat
@@ -93,6 +127,7 @@ def rows(root: Path, lab: str, student: str) -> list[list]:
     cells = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c
              for c in graded.cells}
     order = {g: i for i, g in enumerate(cells)}
+    trouble = solution_trouble(graded)
     out = []
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gb:
         notebook = gb.find_submission_notebook(lab, lab, student)
@@ -100,6 +135,9 @@ def rows(root: Path, lab: str, student: str) -> list[list]:
             points = grade.score or 0
             status, message = cell_status(cells.get(grade.name), points,
                                           grade.max_score)
+            if status == "failed" and grade.name in trouble:
+                status, why = trouble[grade.name]
+                message = f"{why}: {message}"[:400]
             out.append([grade.name, points, grade.max_score, status, message])
     return out
 
@@ -124,7 +162,13 @@ def grade_one(job_path: str) -> None:
 
         from ice_teach.grading.feedback import outputs
 
-        result["said"] = outputs(nbformat.read(graded, as_version=4))  # whole hints
+        graded_nb = nbformat.read(graded, as_version=4)
+        said = outputs(graded_nb)  # the whole hints
+        for gid, (_, why) in solution_trouble(graded_nb).items():
+            failed = not said.get(gid, "Check").startswith(("Check", *SOLUTION_BROKE))
+            if failed:
+                said[gid] = f"{why}:\n{said[gid]}"  # a failed check, as in rows()
+        result["said"] = said
         fb = api.generate_feedback(lab, student, force=True)
         html = root / "feedback" / student / lab / f"{lab}.html"
         result["feedback"] = str(html) if fb.get("success") and html.exists() else None
