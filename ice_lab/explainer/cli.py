@@ -34,7 +34,7 @@ class LogUnreadable(Exception):
 
 def read_log(path: str) -> str:
     """The text of the log at ``path`` (``-``: standard input); raises ``LogUnreadable``
-    with what was wrong and what to do (toolkit chapter, book/toolkit.ipynb)."""
+    with what was wrong and what to do."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
@@ -89,7 +89,7 @@ def _distinct(errors: list[LogError]) -> list[tuple[LogError, Diagnosis, int]]:
 
 def main(argv: list[str]) -> int:
     """Run ``ice-lab explain`` with ``argv`` (the arguments after ``explain``); returns the
-    exit status (toolkit chapter, book/toolkit.ipynb)."""
+    exit status."""
     parser = argparse.ArgumentParser(
         prog="ice-lab explain",
         description="Explain the last PyTorch error in a log (a torchrun job's failing rank "

@@ -33,8 +33,7 @@ class Clues:
     _names: Optional[list[str]] = field(default=None, repr=False)
 
     def frames(self) -> list[types.FrameType]:
-        """The frames of the error's traceback, outermost first (empty for a string;
-        toolkit chapter, book/toolkit.ipynb)."""
+        """The frames of the error's traceback, outermost first (empty for a string)."""
         if self._frames is None:
             frames: list[types.FrameType] = []
             tb = getattr(self.error, "__traceback__", None)
@@ -46,7 +45,7 @@ class Clues:
 
     def frame_names(self) -> list[str]:
         """Names of the functions on the traceback, outermost first: the live frames of the
-        error, or those a pasted traceback quotes (toolkit chapter, book/toolkit.ipynb)."""
+        error, or those a pasted traceback quotes."""
         if self._names is None:
             frames = self.frames()
             if frames:
@@ -114,7 +113,7 @@ class Entry:
 
     def says_in_other_words(self, words: frozenset[str], text: str) -> Optional[str]:
         """The first of this entry's ``terms`` whose every word is in ``words`` (or, for a
-        non-ASCII form, in ``text``), or None (toolkit chapter, book/toolkit.ipynb)."""
+        non-ASCII form, in ``text``), or None."""
         for spec, groups in zip(self.terms, self.compiled_terms):
             if all(g & words or any(not f.isascii() and f in text for f in g) for g in groups):
                 return spec

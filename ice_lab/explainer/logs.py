@@ -41,7 +41,7 @@ _REPORT_TRACEBACK = re.compile(r"traceback\s*:\s*(Traceback \(most recent call l
 
 @dataclass
 class LogError:
-    """One error found in a log (toolkit chapter, book/toolkit.ipynb).
+    """One error found in a log.
 
     Attributes:
         text: the traceback or error line, with the rank prefix removed.
@@ -123,8 +123,7 @@ def _traceback_block(text: str, start: int, prefix: str) -> tuple[str, int, bool
 
 
 def find_errors(text: str) -> list[LogError]:
-    """Every traceback and stand-alone error line in ``text``, in order (toolkit chapter,
-    book/toolkit.ipynb)."""
+    """Every traceback and stand-alone error line in ``text``, in order."""
     found: list[LogError] = []
     covered: dict[Optional[int], int] = {}  # rank -> where its last error ended
     report = _REPORT.search(text)
@@ -172,7 +171,7 @@ def failing_rank(text: str) -> Optional[int]:
 def root_cause(text: str, errors: list[LogError]) -> tuple[Optional[LogError], Optional[int]]:
     """The error to explain, and the failing rank when torchrun's report names one: the last
     error of that rank, else the traceback the report quotes, else the last error of the
-    log that is not the launcher's own, nor a traceback cut before its message (toolkit chapter, book/toolkit.ipynb)."""
+    log that is not the launcher's own, nor a traceback cut before its message."""
     rank = failing_rank(text)
     own = [e for e in errors if not e.launcher]
     own = [e for e in own if e.complete] or own  # a traceback cut before its message says little

@@ -89,7 +89,7 @@ _WORD = re.compile(r"[a-z0-9_]+")
 
 
 def safe_text(obj: object) -> str:
-    """Text of anything, never raising (toolkit chapter, book/toolkit.ipynb)."""
+    """Text of anything, never raising."""
     if isinstance(obj, str):
         return obj
     if isinstance(obj, (bytes, bytearray)):
@@ -116,7 +116,7 @@ def unbox(text: str) -> str:
     """The text of a box traceback without its borders; a row that fills the box to its
     right border continues on the next row, so the two are joined again: mid-word where
     letters meet ("weight ty" + "pe"), with a space otherwise. Text outside boxes is kept
-    as it is (toolkit chapter, book/toolkit.ipynb)."""
+    as it is."""
     if not any(c in text for c in "\u2502\u2503\u2551"):
         return text
     out: list[str] = []
@@ -144,7 +144,7 @@ def unbox(text: str) -> str:
 def clean(text: str) -> str:
     """The text ``explain`` matches on: both ends of a huge message, paste noise removed
     (line prefixes, colour codes, HTML entities, box borders) and Unicode and punctuation
-    normalised (toolkit chapter, book/toolkit.ipynb)."""
+    normalised."""
     if len(text) > 2 * MATCH_WINDOW:
         text = text[:MATCH_WINDOW] + "\n...\n" + text[-MATCH_WINDOW:]
     if not text.isascii():
@@ -162,8 +162,7 @@ def clean(text: str) -> str:
 
 def quoted_errors(text: str) -> list[str]:
     """Messages of exceptions quoted inside the text, innermost last: what a wrapper
-    (``torch._dynamo``, a worker, another language's binding) was given
-    (toolkit chapter, book/toolkit.ipynb)."""
+    (``torch._dynamo``, a worker, another language's binding) was given."""
     if "(" not in text and "#<" not in text:
         return []
     found = []
@@ -177,8 +176,7 @@ def quoted_errors(text: str) -> list[str]:
 
 
 def final_exception(text: str) -> Optional[str]:
-    """The last exception line(s) of a traceback quoted inside a message, if any
-    (toolkit chapter, book/toolkit.ipynb)."""
+    """The last exception line(s) of a traceback quoted inside a message, if any."""
     if "Traceback (most recent call last)" not in text:
         return None
     lines = text.splitlines()
@@ -195,8 +193,7 @@ def final_exception(text: str) -> Optional[str]:
 def windows(text: str) -> list[tuple[str, str]]:
     """Where ``explain`` looks, in order, as ``(text, label)``: each exception quoted inside
     another, then the last exception of a quoted traceback, then the whole cleaned text;
-    the first window in which any entry matches decides (toolkit chapter,
-    book/toolkit.ipynb)."""
+    the first window in which any entry matches decides."""
     out = [(q, "the exception quoted inside the message") for q in reversed(quoted_errors(text))]
     tail = final_exception(text)
     if tail:
@@ -210,7 +207,7 @@ def rejoined(text: str) -> list[tuple[str, str]]:
     nothing matched: once between words (a post wrapped at a space), once mid-word (a
     terminal that cut "do_constant_folding" after "'d"). Runs of spaces a terminal padded a
     wrapped line with are closed up. Texts longer than ``REJOIN_LIMIT`` are logs, not a
-    wrapped message, and get no such window (toolkit chapter, book/toolkit.ipynb)."""
+    wrapped message, and get no such window."""
     if len(text) > REJOIN_LIMIT or ("\n" not in text and "     " not in text):
         return []
     lines = [line.strip() for line in text.split("\n")]
@@ -222,8 +219,7 @@ def rejoined(text: str) -> list[tuple[str, str]]:
 
 def frame_names(text: str) -> list[str]:
     """Names of the functions a pasted traceback shows, outermost first (CPython, Jupyter
-    and Rich styles): the last one is the function that raised (toolkit chapter,
-    book/toolkit.ipynb)."""
+    and Rich styles): the last one is the function that raised."""
     if " in " not in text:
         return []
     return [m.group("a") or m.group("b") or m.group("c") for m in _FRAME.finditer(text)]
@@ -231,5 +227,5 @@ def frame_names(text: str) -> list[str]:
 
 def words(text: str) -> frozenset[str]:
     """The lower-case words of a text (letters, digits, underscores), for matching an
-    entry's distinctive terms in any order (toolkit chapter, book/toolkit.ipynb)."""
+    entry's distinctive terms in any order."""
     return frozenset(_WORD.findall(text.lower()))

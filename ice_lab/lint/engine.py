@@ -2,7 +2,8 @@
 
 A finding is one line, ``path:line:col: ICE1xx message``, the way flake8 prints. A
 notebook's code cells are read as one script (a name bound in one cell is known in the
-next), and its findings say which cell: ``path:cell_3:2:5: ...``.
+next), and its findings say which cell: ``path:cell_3:2:5: ...``. Taught in the
+Debugging chapter (``book/debugging.ipynb``, "Lint before you run").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The error both NaN/Inf watchers raise, and the two checks they share."""
+"""The error both NaN/Inf watchers raise, and the two checks they share (the chapter
+Finding where NaN starts, ``book/nonfinite.ipynb``)."""
 
 from __future__ import annotations
 
