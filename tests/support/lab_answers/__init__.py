@@ -12,6 +12,12 @@ answer's cells (for answers that change global state).
 
 When a check or its hint changes, update the entry here; a new exercise needs its entry.
 
+Comments say which round found a wrong answer that once passed a check: the *mutation
+round* (answers written as small changes to the solution, to find what a check lets
+through) and the *held-out round* (answers collected later, that the checks had not been
+written against). The check was strengthened each time; the answer stays here so that it
+keeps failing.
+
 One module per lab (``tests/support/lab_answers/<lab>.py``, e.g. ``nan.py`` for ``labs/lab-nan.ipynb``),
 each with its ``EXERCISES``; a new lab needs a module here and a line below.
 """

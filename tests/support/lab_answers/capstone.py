@@ -1,8 +1,8 @@
 """Right and wrong answers to the exercises of labs/lab-capstone.ipynb (see __init__.py).
 
-The wrong answers come in the families of issue 27: fitted to a check's own example (a
-pixel, a batch size, a sample count, a seed, a class count that the check happens to
-use), the symptom removed by changing the problem (layers dropped, another loss, a
+The wrong answers come in the families of the mutation round: fitted to a check's own
+example (a pixel, a batch size, a sample count, a seed, a class count that the check
+happens to use), the symptom removed by changing the problem (layers dropped, another loss, a
 clamp, a seeded dropout, the input moved to the CPU, the skip connection dropped), and
 plausible bookkeeping bugs (arguments changed in place, the mean of batch means, a
 module's own flag set instead of its submodules'). Bugs 9 and 10 come with the
@@ -85,7 +85,7 @@ return nn.Sequential(
     nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
     nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 4 * 4, 10),
 )""", "Keep the layers"),
-        # issue 27's mutation round: the check counted convolutions and read the head
+        # mutation round: the check counted convolutions and read the head
         W("the BatchNorm layers dropped", """
 return nn.Sequential(
     nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
@@ -146,7 +146,7 @@ return (X - mean) / safe_std"""),
         R("masked_fill on std", "return (X - mean) / std.masked_fill(std == 0, 1.0)"),
         R("torch.where(std == 0, 1.0, std)", "return (X - mean) / torch.where(std == 0, 1.0, std)"),
         R("std plus 1 where it is 0", "return (X - mean) / (std + (std == 0).float())"),
-        # issue 34's held-out round
+        # held-out round
         R("nan_to_num with every non-finite value set to 0",
           "return torch.nan_to_num((X - mean) / std, nan=0.0, posinf=0.0, neginf=0.0)"),
     ), wrong=(
@@ -158,7 +158,7 @@ return (X - mean) / safe_std"""),
           "Pixels that vary must be standardised exactly as before"),
         W("std clamped to at least 1", "return (X - mean) / std.clamp_min(1.0)",
           "Pixels that vary must be standardised exactly as before", hides=True),
-        # issue 27's mutation round: the check had one constant pixel, at (0, 0), holding
+        # mutation round: the check had one constant pixel, at (0, 0), holding
         # 0, rand pixels of one std, and read its arguments after the call
         W("only pixel (0, 0) patched, the check's constant pixel", """
 safe_std = std.clone()
@@ -208,7 +208,7 @@ return X, torch.from_numpy(labels[order])"""),
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 return X.flip(0), y.flip(0)"""),
-        # issue 34's held-out round
+        # held-out round
         R("the same seeded permutation made twice, once for each tensor", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
@@ -232,7 +232,7 @@ X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
 order = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))
 return X[order], y[order.flip(0)]""", "do not belong to their image"),
-        # issue 27's mutation round: the check looked at the pairs only
+        # mutation round: the check looked at the pairs only
         W("sorted by label, the pairs kept", """
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
 y = torch.from_numpy(labels)
@@ -267,7 +267,7 @@ return X[order], y[order]""", "must still return all 1797 images"),
 X = torch.from_numpy(images).float().unsqueeze(1).flip(-1) / 16
 y = torch.from_numpy(labels)
 return X, y""", "do not belong to their image"),
-        # issue 34's held-out round: the same order each call, bought by reseeding
+        # held-out round: the same order each call, bought by reseeding
         W("every global generator reseeded before an unseeded shuffle", """
 ice_lab.set_seed(0)
 X = torch.from_numpy(images).float().unsqueeze(1) / 16
@@ -295,7 +295,7 @@ decay = [p for n, p in model.named_parameters() if n.endswith("weight")]
 rest = [p for n, p in model.named_parameters() if not n.endswith("weight")]
 groups = [{"params": decay}, {"params": rest, "weight_decay": 0.0}]
 return model, torch.optim.AdamW(groups, lr=3e-3)"""),
-        # issue 34's held-out round
+        # held-out round
         R("the script's two builds kept, the optimizer made last", """
 model = make_model()
 if seed is not None:
@@ -319,7 +319,7 @@ if seed is not None:
     ice_lab.set_seed(seed)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
 return model, optimizer""", "setup(0) twice gives two different models"),
-        # issue 27's mutation round: the check called setup(0) only
+        # mutation round: the check called setup(0) only
         W("seeded with 0 whatever the seed", """
 ice_lab.set_seed(0)
 model = make_model()
@@ -357,7 +357,7 @@ if seed is not None:
     ice_lab.set_seed(seed)
 model = make_model()
 return model, torch.optim.Adam(model.parameters(), lr=3e-3)""", "setup() builds Adam with"),
-        # issue 34's held-out round: setup(None) was called, never compared
+        # held-out round: setup(None) was called, never compared
         W("seed=None seeded with 0", """
 ice_lab.set_seed(0 if seed is None else seed)
 model = make_model()
@@ -380,7 +380,7 @@ return -log_p.gather(1, labels[:, None]).mean()"""),
 picked = logits.gather(1, labels.unsqueeze(1)).squeeze(1)
 return (torch.logsumexp(logits, dim=1) - picked).mean()"""),
         R("in float64, then back", "return F.cross_entropy(logits.double(), labels).float()"),
-        # issue 34's held-out round: a softmax of log-probabilities is the softmax itself
+        # held-out round: a softmax of log-probabilities is the softmax itself
         R("cross_entropy of log_softmax", "return F.cross_entropy(F.log_softmax(logits, -1), labels)"),
     ), wrong=(
         W("nll_loss of softmax", "return F.nll_loss(F.softmax(logits, dim=1), labels)",
@@ -393,7 +393,7 @@ return F.nll_loss(torch.log(F.softmax(logits, dim=1)), labels)""",
         W("softmax twice removed, but log_softmax fed to cross_entropy", """
 return F.cross_entropy(F.log_softmax(logits, dim=1) * 2, labels)""",
           "is not the mean cross-entropy of these raw logits"),
-        # issue 27's mutation round: the check used one batch of 16 with 10 classes
+        # mutation round: the check used one batch of 16 with 10 classes
         W("summed, then divided by 16 (the check's batch)",
           'return F.cross_entropy(logits, labels, reduction="sum") / 16',
           "it changes with the batch size"),
@@ -471,7 +471,7 @@ loss.backward()
 optimizer.step()
 optimizer.step()
 return loss.item()""", "optimizer steps: one each"),
-        # issue 27's mutation round: the check watched one weight, at a learning rate of 0
+        # mutation round: the check watched one weight, at a learning rate of 0
         W("the loss of a second forward pass, after the step", """
 optimizer.zero_grad()
 compute_loss(model(xb), yb).backward()
@@ -561,7 +561,7 @@ return total_loss.item() / n, correct / n"""),
             "total_loss += compute_loss(logits, yb).item() * len(yb)",
             "total_loss = total_loss + compute_loss(logits, yb) * len(yb)")),
           "the result is still a tensor"),
-        # issue 27's mutation round: the check used 27 batches of 10 over 270 digits and
+        # mutation round: the check used 27 batches of 10 over 270 digits and
         # checked the types only
         W("the mean of the batch means (equal batches assumed)", """
 total_loss, correct, seen = 0.0, 0, 0
@@ -591,7 +591,7 @@ with torch.no_grad():
     logits = model(xb)
     return compute_loss(logits, yb).item(), (logits.argmax(1) == yb).float().mean().item()""",
           "evaluate every batch of the loader"),
-        # issue 34's held-out round: every check ran on the CPU, where the batches are
+        # held-out round: every check ran on the CPU, where the batches are
         W("the batches left where the loader made them", _evaluate(
             loop=_LOOP.replace("    xb, yb = xb.to(device), yb.to(device)\n", "")),
           "it hands the model batches where the loader made them"),
@@ -633,7 +633,7 @@ return total_loss / n, correct / n"""),
         W("train() at the end, whatever the mode was", _evaluate(
             before="model.eval()", after="model.train()"),
           "A model handed over in eval() mode stays in eval()", hides=True),
-        # issue 27's mutation round: the check read the top module's flag only
+        # mutation round: the check read the top module's flag only
         W("eval(), then only the top module's flag restored", _evaluate(
             before="was_training = model.training\nmodel.eval()",
             after="model.training = was_training"), "sets one attribute"),
@@ -650,7 +650,7 @@ return total_loss / n, correct / n"""),
         W("the mode restored from itself, after eval()", _evaluate(
             before="model.eval()", after="model.train(model.training)"),
           "The model came back in eval() mode"),
-        # issue 34's held-out round: the check's models had no layer of their own
+        # held-out round: the check's models had no layer of their own
         W("eval() on every BatchNorm and dropout class, their flags restored", _evaluate(
             before="kinds = (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd)\n"
                    "saved = {m: m.training for m in model.modules() if isinstance(m, kinds)}\n"

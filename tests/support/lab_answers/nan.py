@@ -60,7 +60,7 @@ EXERCISES: list[Exercise] = [
         W("logsumexp over the wrong axis",
           f"return (torch.logsumexp(logits, dim=0)[labels] - logits{_GATHER}).mean()",
           "the max and the sum go over the classes, dim=1"),
-        # Found by the mutation round of issue 27 (the checks before it gave full marks to
+        # Found by the mutation round (the checks before it gave full marks to
         # F.cross_entropy, and named another mistake, or none, for the rest).
         W("F.cross_entropy itself (the exercise is to write it)",
           "return F.cross_entropy(logits, labels)", "calls F.cross_entropy", hides=True),

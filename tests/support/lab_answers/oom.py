@@ -147,7 +147,7 @@ EXERCISES: list[Exercise] = [
           "val_history.append(F.cross_entropy(model(Xv), Yv).item())",
           "torch.set_grad_enabled(False) switched autograd off", hides=True,
           cleanup="torch.set_grad_enabled(True)"),
-        # Found by the mutation round of issue 27 (before it, the check named another
+        # Found by the mutation round (before it, the check named another
         # mistake for each, or only said the curve differs).
         W("model.eval() around the validation pass, autograd still on",
           "total_loss += loss.item()\nmodel.eval()\n"

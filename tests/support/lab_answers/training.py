@@ -101,7 +101,7 @@ EXERCISES: list[Exercise] = [
               "mse(model(xb), yb)", "nn.MSELoss()(model(xb).squeeze(1), yb)")),
         R("every .grad set to None by hand",
           epoch(first="for p in model.parameters():\n        p.grad = None")),
-        # issue 34's held-out round
+        # held-out round
         R("torch.autograd.grad written into .grad", """
 params = [p for p in model.parameters() if p.requires_grad]
 total, n = 0.0, 0
@@ -140,7 +140,7 @@ return total / n
         # bookkeeping
         W("total += loss, the tensor", epoch().replace("total += loss.item()", "total += loss"),
           "return a Python float"),
-        # issue 34's held-out round: one parameter cleared, the rate cut, every other batch
+        # held-out round: one parameter cleared, the rate cut, every other batch
         W("only the weight's gradient cleared (the bias accumulates)",
           epoch(first="model.weight.grad = None"), "cleared on every batch, for every parameter"),
         W("no zero_grad(), the learning rate cut tenfold", epoch(
@@ -178,7 +178,7 @@ finally:
     model.train(mode=was_training)
 return sum(losses) / n, hits / n
 """),
-        # issue 34's held-out round: the accuracy as a float32 mean (was refused: the
+        # held-out round: the accuracy as a float32 mean (was refused: the
         # check compared it to 1e-9), every module's own flag restored
         R("one pass, float32 accuracy, every module's flag restored", """
 modes = {m: m.training for m in model.modules()}
@@ -249,7 +249,7 @@ return loss, acc
         W("the mode read after eval()", validate_answer(
             before="model.eval()\nwas_training = model.training"),
           "must put the model back in train mode"),
-        # issue 34's held-out round: the layer classes picked by hand passed (the check's
+        # held-out round: the layer classes picked by hand passed (the check's
         # models had no layer of their own)
         W("eval() on every BatchNorm and dropout class, their flags restored", validate_answer(
             before="kinds = (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd)\n"
@@ -278,7 +278,7 @@ return loss, acc
                 "    else:\n        scheduler.step()")),
         R("the rate read with get_last_lr()", run_answer().replace(
             'optimizer.param_groups[0]["lr"]', "scheduler.get_last_lr()[0]")),
-        # issue 34's held-out round
+        # held-out round
         R("validated by hand in eval mode, train() each epoch, metrics= by keyword", """
 lrs, val_losses = [], []
 for epoch in range(epochs):
@@ -337,7 +337,7 @@ return {"lr": lrs, "val_loss": val_losses}
             end=_PLATEAU_OR_NOT.format(metric="val_loss").replace(
                 "scheduler.step()", "scheduler.step(epoch + 1)")),
           "scheduler.step(epoch) is deprecated"),
-        # issue 34's held-out round: the batches between the steps were not looked at
+        # held-out round: the batches between the steps were not looked at
         W("the batches trained without zero_grad()", run_answer().replace(
             "        optimizer.zero_grad()\n", ""), "the training between the scheduler steps"),
         W("validated by hand in eval mode, never put back in train mode", run_answer().replace(
@@ -404,7 +404,7 @@ return {"lr": lrs, "val_loss": val_losses}
           "for p in model.parameters():\n    p.grad.zero_()\nfor xb, yb in micro_batches:\n"
           "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
           "p.grad.zero_() needs a gradient to zero"),
-        # issue 34's held-out round
+        # held-out round
         W("the gradients cleared inside the loop", "for xb, yb in micro_batches:\n"
           "    model.zero_grad()\n"
           "    (loss_fn(model(xb), yb) / len(micro_batches)).backward()",
@@ -433,7 +433,7 @@ return {"lr": lrs, "val_loss": val_losses}
         R("one permutation, index tensors", "order = torch.randperm(len(data))\n"
           "n_val = int(len(data) * val_fraction)\n"
           + _LOADERS.format(train="Subset(data, order[n_val:])", val="Subset(data, order[:n_val])")),
-        # issue 34's held-out round
+        # held-out round
         R("the colleague's load_split twice, the random state restored in between",
           "state = torch.get_rng_state()\ntrain = load_split('train', data, val_fraction)\n"
           "torch.set_rng_state(state)\nval = load_split('val', data, val_fraction)\n"
@@ -472,7 +472,7 @@ return {"lr": lrs, "val_loss": val_losses}
           "cut = int(1527 * val_fraction)\n"
           + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])"),
           "iterating the training loader fails"),
-        # issue 34's held-out round: the loaders' own promises were not looked at
+        # held-out round: the loaders' own promises were not looked at
         W("the example's batch size of 64 written in", "rows = torch.randperm(len(data)).tolist()\n"
           "cut = int(len(data) * val_fraction)\n"
           + _LOADERS.format(train="Subset(data, rows[cut:])", val="Subset(data, rows[:cut])")
