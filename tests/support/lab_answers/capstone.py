@@ -2,12 +2,11 @@
 
 The wrong answers come in the families of the mutation round: fitted to a check's own
 example (a pixel, a batch size, a sample count, a seed, a class count that the check
-happens to use), the symptom removed by changing the problem (layers dropped, another loss, a
-clamp, a seeded dropout, the input moved to the CPU, the skip connection dropped), and
-plausible bookkeeping bugs (arguments changed in place, the mean of batch means, a
-module's own flag set instead of its submodules'). Bugs 9 and 10 come with the
-colleague's model (AddCoords, Residual).
-"""
+happens to use), the symptom removed by changing the problem (layers dropped, another
+loss, a clamp, a seeded dropout, the input moved to the CPU, the skip connection
+dropped), and plausible bookkeeping bugs (arguments changed in place, the mean of batch
+means, a module's own flag set instead of its submodules'). Bugs 9 and 10 come with the
+colleague's model (AddCoords, Residual)."""
 
 from __future__ import annotations
 
