@@ -25,7 +25,7 @@ GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 # The cell tests of nbgrader.utils (is_solution, is_grade) give the same answers, but
 # importing nbgrader.utils imports the nbgrader package: about 1.8 s and jupyter_server,
 # tornado, sqlalchemy and requests with it, in every test run, `_ext/` and the book build
-# that import this module. These three lines stay ours (review F6, issue 38).
+# that import this module. These three lines stay ours.
 def nbgrader(cell: nbformat.NotebookNode) -> dict | None:
     return cell.get("metadata", {}).get("nbgrader")
 

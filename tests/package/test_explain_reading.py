@@ -1,4 +1,4 @@
-"""ice_lab.explainer.reading: a paste is read the way a person reads it (issue 36).
+"""ice_lab.explainer.reading: a paste is read the way a person reads it.
 
 Box borders go and a row the box cut is joined again; full-width punctuation is plain;
 wrapped lines are joined when nothing matched otherwise; a pasted traceback's frames are

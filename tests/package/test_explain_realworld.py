@@ -19,7 +19,7 @@ from explain_realworld_wrapped import MESSAGES as WRAPPED
 
 #: every round together; the wrapped round (explain_realworld_wrapped.py) is the shapes
 #: errors come in when another layer (dynamo, a UI, a logger) wraps them; the pasted round
-#: (explain_realworld_pasted.py, issue 36: first run 49/63 before the engine read pastes as
+#: (explain_realworld_pasted.py: first run 49/63 before the engine read pastes as
 #: a person does) is how people paste them
 MESSAGES = ROUNDS_BEFORE + WRAPPED + PASTED
 

@@ -1,4 +1,4 @@
-"""A fresh held-out round of real messages as people paste them (issue 36), collected and
+"""A fresh held-out round of real messages as people paste them, collected and
 labelled before explain was changed for it.
 
 Each message comes from a public issue, pull request or page that no other set in this
