@@ -2,7 +2,7 @@
 
 The text form is what ``print(diagnosis)`` shows (and what ``%load_ext ice_lab`` shows in a
 terminal); the HTML form is what Jupyter shows when a diagnosis is the last value of a cell.
-In HTML, "Read: book/…" is a link to that chapter of the built book.
+In HTML, "Read: book/<page>.ipynb#<anchor>" is a link to that section of the built book.
 
 Taught in the ice_lab toolkit chapter (``book/toolkit.ipynb``).
 """
@@ -15,9 +15,10 @@ from typing import Any
 
 __all__ = ["Diagnosis", "CHAPTER_LINK", "to_text", "to_html"]
 
-#: Where "Read: book/…" points in HTML. Every page of the built book sits one folder below
-#: the book's root (book/…, labs/…), so this reaches a chapter from any chapter or lab.
-CHAPTER_LINK = "../{chapter}.html"
+#: Where "Read: book/<page>.ipynb#<anchor>" points in HTML: the page's ``.html``, at the
+#: section's anchor. Every page of the built book sits one folder below the book's root
+#: (book/…, labs/…), so this reaches a section from any chapter or lab.
+CHAPTER_LINK = "../{page}.html{anchor}"
 
 
 @dataclass
@@ -29,7 +30,8 @@ class Diagnosis:
         summary: one sentence in the learner's terms, with the specifics of the message.
         causes: likely causes in the learner's code, most likely first.
         fixes: what to do, in the same order.
-        chapter: the book page that teaches it, e.g. ``"book/devices"``.
+        chapter: the section that teaches it, ``"book/<page>.ipynb#<heading-anchor>"``,
+            e.g. ``"book/devices.ipynb#2-device-mismatch-provoked-for-real"``.
         message: the original error text (never shortened).
         details: specifics parsed from the message (shapes, devices, dtypes, keys, ...).
         error_type: the exception's class name, or "" when a plain string was given.
@@ -102,7 +104,9 @@ def to_html(d: Diagnosis, verbose: bool | None = None) -> str:
             parts += [f"<li>{esc(i)}</li>" for i in items]
             parts.append("</ul></div>")
     if d.chapter:
-        href = esc(CHAPTER_LINK.format(chapter=d.chapter), quote=True)
+        page, hash_, anchor = d.chapter.partition("#")
+        page = page[:-len(".ipynb")] if page.endswith(".ipynb") else page
+        href = esc(CHAPTER_LINK.format(page=page, anchor=hash_ + anchor), quote=True)
         parts.append(f'<div style="margin-top:4px">Read: <a href="{href}">'
                      f"<code>{esc(d.chapter)}</code></a></div>")
     if (d.verbose if verbose is None else verbose) and d.why:

@@ -36,7 +36,7 @@ in a factory reaches the ``CrossEntropyLoss`` passed to a training function.
 ``ice-lab lint --format sarif`` writes the findings as SARIF 2.1.0 for a CI's code view.
 
 Each rule is written once, beside its check: ``@rule("ICE101", "what goes wrong",
-"book/page, 'Section'")`` (:mod:`ice_lab.lint.rulebook`); :data:`RULES` (code -> rule) is
+"book/<page>.ipynb#<heading-anchor>")`` (:mod:`ice_lab.lint.rulebook`); :data:`RULES` (code -> rule) is
 collected from the ``rules_*`` modules, and the CLI, the SARIF log and flake8 read it.
 """
 

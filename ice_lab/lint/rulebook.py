@@ -1,7 +1,11 @@
-"""What a lint rule is: its code, what goes wrong, the chapter that shows it, and its check.
+"""What a lint rule is: its code, what goes wrong, the section that shows it, and its check.
 
 Each rule is written once, where its check is: ``@rule("ICE101", "what goes wrong",
-"book/page, 'Section'")`` above the function that finds it. The engine collects every
+"book/<page>.ipynb#<heading-anchor>")`` above the function that finds it. The section is
+written as every chapter reference of ice_lab is (explain's entries, preflight's
+``CHAPTERS``): a page of the book and the anchor MyST gives one of its headings, so a
+message's "(see book/training.ipynb#train-and-eval)" is also the link into the built book
+(``ice_teach.chapters`` checks that every one resolves). The engine collects every
 :class:`Rule` of the ``rules_*`` modules; nothing else lists the codes
 (book/debugging.ipynb, 'Lint before you run').
 """
@@ -24,9 +28,10 @@ Check = Callable[[Source], Iterable[tuple[ast.AST, str]]]
 @dataclass(frozen=True)
 class Rule:
     """One lint rule (book/debugging.ipynb, 'Lint before you run'): its ``code``
-    (``ICE1xx``), a ``summary`` of what goes wrong, the ``chapter`` that shows it
-    (``"book/page, 'Section'"``) and the ``check`` that finds it in a parsed script
-    (None for ICE100, which the engine reports when a script does not parse)."""
+    (``ICE1xx``), a ``summary`` of what goes wrong, the ``chapter`` section that shows
+    it (``"book/<page>.ipynb#<heading-anchor>"``) and the ``check`` that finds it in a
+    parsed script (None for ICE100, which the engine reports when a script does not
+    parse)."""
 
     code: str
     summary: str
@@ -49,4 +54,5 @@ def rule(code: str, summary: str, chapter: str) -> Callable[[Check], Rule]:
 
 
 #: ICE100: the script (or a notebook cell) is not valid Python.
-SYNTAX = Rule("ICE100", "not valid Python: nothing else in it was checked", "book/debugging")
+SYNTAX = Rule("ICE100", "not valid Python: nothing else in it was checked",
+              "book/debugging.ipynb#lint-before-you-run")

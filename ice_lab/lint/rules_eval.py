@@ -112,7 +112,7 @@ def _has_modes(src: Source) -> bool:
 
 
 @rule("ICE104", "evaluation in training mode or with autograd on",
-      "book/training, 'train() and eval()'")
+      "book/training.ipynb#train-and-eval")
 def ice104(src: Source) -> Found:
     tests = {"pytest", "unittest"} & src.imports
     modes = _has_modes(src)

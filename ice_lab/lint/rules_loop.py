@@ -81,7 +81,7 @@ def is_zeroing(node: ast.AST, helpers: set[str]) -> bool:
 
 
 @rule("ICE103", "gradients are not zeroed between steps",
-      "book/training, 'The order: zero_grad, backward, step'")
+      "book/training.ipynb#the-order-zero_grad--backward--step")
 def ice103(src: Source) -> Found:
     helpers = zeroing_helpers(src)
     for loop in src.nodes:
@@ -246,7 +246,7 @@ def _names(node: ast.AST) -> set[str]:
 
 
 @rule("ICE101", "a loss accumulated without .item() keeps every batch's graph alive",
-      "book/devices, 'The leak: total_loss += loss'")
+      "book/devices.ipynb#the-leak-total_loss--loss")
 def ice101(src: Source) -> Found:
     cache: dict[ast.AST, set[str]] = {}
     for node in src.nodes:
@@ -321,7 +321,7 @@ def _per_iteration(call: ast.Call) -> bool:
 
 
 @rule("ICE107", "an epoch scheduler stepped per batch, or without its metric",
-      "book/schedules, 'Learning-rate schedulers'")
+      "book/schedules.ipynb#learning-rate-schedulers")
 def ice107(src: Source) -> Found:
     schedulers = {}
     for name, values in src.bindings.items():

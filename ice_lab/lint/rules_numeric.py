@@ -99,7 +99,7 @@ def _cross_entropy_names(src: Source) -> set[str]:
 
 
 @rule("ICE102", "softmax before cross_entropy, which applies log_softmax itself",
-      "book/numerics, 'log(softmax) vs log_softmax + nll_loss'")
+      "book/training.ipynb#start-tiny-overfit-one-batch")
 def ice102(src: Source) -> Found:
     kinds = softmax_classes(src)
     ce_names = _cross_entropy_names(src)
@@ -178,7 +178,7 @@ def _mends(node: ast.AST, name: str) -> bool:
 
 
 @rule("ICE108", "log or division of a value that can be zero",
-      "book/numerics, 'Division by a zero standard deviation'")
+      "book/numerics.ipynb#division-by-a-zero-standard-deviation")
 def ice108(src: Source) -> Found:
     kinds = softmax_classes(src)
     for node in src.nodes:
@@ -233,7 +233,7 @@ def _last_layer(bound: ast.AST) -> str | None:
 
 
 @rule("ICE109", "an in-place change to a tensor autograd saved for backward",
-      "book/autograd, 'In-place operations that break backward'")
+      "book/autograd.ipynb#in-place-operations-that-break-backward")
 def ice109(src: Source) -> Found:
     for func in src.nodes:
         if isinstance(func, FUNCTIONS) and func.name == "forward":
@@ -294,7 +294,7 @@ def _is_nll(flow, node: ast.Call) -> bool:  # noqa: ANN001
 
 
 @rule("ICE112", "nll_loss given logits or probabilities, or log_softmax of a softmax",
-      "book/numerics, 'log(softmax) vs log_softmax + nll_loss'")
+      "book/numerics.ipynb#logsoftmax-vs-log_softmax--nll_loss")
 def ice112(src: Source) -> Found:
     """nll_loss fed logits or probabilities; log_softmax of a softmax (book/numerics)."""
     flow = flow_of(src)

@@ -76,7 +76,7 @@ def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.AST | None:
 
 
 @rule("ICE113", "training resumed after eval() without train()",
-      "book/training, 'train() and eval()'")
+      "book/training.ipynb#train-and-eval")
 def ice113(src: Source) -> Found:
     """A loop that trains and evaluates, and never puts the model back in train mode."""
     if not any(tail(c) == "eval" and not c.args or c.args and is_const(c.args[0], False)
@@ -131,7 +131,7 @@ def _is_window(test: ast.AST) -> bool:
 
 
 @rule("ICE115", "zero_grad() inside a gradient-accumulation window",
-      "book/training, 'Gradient accumulation'")
+      "book/training.ipynb#gradient-accumulation")
 def ice115(src: Source) -> Found:
     """zero_grad() every micro-batch while step() waits for N of them."""
     helpers = zeroing_helpers(src)

@@ -65,7 +65,7 @@ def _hard_coded(node: ast.AST) -> bool:
 
 
 @rule("ICE105", "the device is hard-coded",
-      "book/devices, 'One device, chosen once'")
+      "book/devices.ipynb#1-one-device-chosen-once")
 def ice105(src: Source) -> Found:
     if not _needs_cuda(src):
         checks = _checks(src)
@@ -168,7 +168,7 @@ def _created_in_forward(src: Source, func: ast.AST) -> Found:
 
 
 @rule("ICE106", "an unsafe or fragile checkpoint",
-      "book/checkpoints, 'Loading safely'")
+      "book/checkpoints.ipynb#why-weights_only-exists")
 def ice106(src: Source) -> Found:
     for node in src.nodes:
         if not isinstance(node, ast.Call):
@@ -188,7 +188,7 @@ def ice106(src: Source) -> Found:
 
 
 @rule("ICE114", "a checkpoint call given the wrong thing (the state_dict method, a path)",
-      "book/checkpoints, 'A checkpoint is a dict'")
+      "book/checkpoints.ipynb#a-checkpoint-is-a-dict")
 def ice114(src: Source) -> Found:
     """``torch.save(model.state_dict, ...)`` (the method, not the dict it returns) and
     ``load_state_dict('file.pt')`` (a path where a dict belongs) (book/checkpoints)."""
@@ -229,7 +229,7 @@ def _is_module(src: Source, expr: ast.AST) -> bool:
 
 
 @rule("ICE110", "a validation or test DataLoader with shuffle=True",
-      "book/datasets, 'A validation loader with shuffle=True'")
+      "book/datasets.ipynb#3-a-validation-loader-with-shuffletrue")
 def ice110(src: Source) -> Found:
     for node in src.nodes:
         if not (isinstance(node, ast.Call) and tail(node) == "DataLoader"):
@@ -293,7 +293,7 @@ def _updated_to_shuffle(src: Source, name: str, call: ast.Call) -> bool:
 
 @rule("ICE111", "a Dataset copied into every worker: its own generator, or a change made "
       "after the workers started",
-      "book/datasets, 'A Dataset that holds its own random generator'")
+      "book/datasets.ipynb#2-a-dataset-that-holds-its-own-random-generator")
 def ice111(src: Source) -> Found:
     yield from _stale_worker_copies(src)
     holders = _generator_holders(src)

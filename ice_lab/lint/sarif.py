@@ -3,9 +3,12 @@
 
 A course's or a team's CI uploads the file (GitHub: ``github/codeql-action/upload-sarif``)
 and the findings appear on the lines of the diff. Every rule is listed under
-``runs[0].tool.driver.rules`` with the chapter section that teaches it; each result has
-its ``ruleId``, message and location. A finding in a notebook names its cell in the
-message and in ``properties.cell`` (its line is the cell's line).
+``runs[0].tool.driver.rules`` with the chapter section that teaches it (``help``, and
+``properties.chapter`` / ``properties.anchor``: the notebook and its heading's anchor; no
+``helpUri``, which SARIF wants absolute, and the package does not know where the book is
+published); each result has its ``ruleId``, message and location. A finding in a
+notebook names its cell in the message and in ``properties.cell`` (its line is the
+cell's line).
 """
 
 from __future__ import annotations
@@ -33,14 +36,14 @@ def _uri(path: str) -> str:
 
 def _rule(code: str) -> dict:
     text, chapter = RULES[code].summary, RULES[code].chapter
-    notebook, _, section = chapter.partition(", ")
+    notebook, _, anchor = chapter.partition("#")
     return {
         "id": code,
         "name": code,
         "shortDescription": {"text": text},
-        "help": {"text": f"Taught in {notebook}.ipynb{', ' + section if section else ''}."},
+        "help": {"text": f"Taught in {chapter}."},
         "defaultConfiguration": {"level": "error" if code == "ICE100" else "warning"},
-        "properties": {"chapter": f"{notebook}.ipynb", "section": section.strip("'")},
+        "properties": {"chapter": notebook, "anchor": anchor},
     }
 
 

@@ -289,10 +289,13 @@ def test_text_and_html_forms():
     d = explain("Can't get attribute 'MyDataset' on <module '__main__' (built-in)>")
     text = str(d)
     assert text.splitlines()[0].startswith("[dataloader_pickling]")
-    assert "Fixes:" in text and "Read: book/datasets" in text
+    anchor = "1-a-dataset-class-or-a-lambda-defined-in-the-notebook-under-spawn"
+    section = f"book/datasets.ipynb#{anchor}"
+    assert "Fixes:" in text and f"Read: {section}" in text
     page = d._repr_html_()
     assert "dataloader_pickling" in page
-    assert '<a href="../book/datasets.html"><code>book/datasets</code></a>' in page
+    href = f"../book/datasets.html#{anchor}"
+    assert f'<a href="{href}"><code>{section}</code></a>' in page
     page = explain("Can't pickle local object 'main.<locals>.<lambda>'")._repr_html_()
     assert "main.&lt;locals&gt;.&lt;lambda&gt;" in page and "<locals>" not in page
     assert "<script" not in page and "dataloader_pickling" in page and "<li>" in page

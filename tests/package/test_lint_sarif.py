@@ -31,6 +31,9 @@ def check_structure(log: dict) -> None:
         assert rule["shortDescription"]["text"]
         assert rule["properties"]["chapter"].startswith("book/")
         assert rule["properties"]["chapter"].endswith(".ipynb")
+        section = f"{rule['properties']['chapter']}#{rule['properties']['anchor']}"
+        assert section == RULES[rule["id"]].chapter
+        assert rule["help"]["text"] == f"Taught in {section}."
         assert rule["defaultConfiguration"]["level"] in {"warning", "error"}
     for result in run["results"]:
         assert result["ruleId"] in RULES

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from ..entry import Entry
 
-CHAPTER = "book/autograd"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+SWITCHING_OFF = ("book/autograd.ipynb"
+                 "#switching-autograd-off-detach-no_grad-inference_mode")
+RETAIN_GRAPH = "book/autograd.ipynb#retain_graph-the-graph-is-freed-by-backward"
+IN_PLACE = "book/autograd.ipynb#in-place-operations-that-break-backward"
+SCALAR = "book/autograd.ipynb#backward-needs-a-scalar-or-a-gradient"
 
 ENTRIES = [
     Entry(
@@ -26,7 +32,7 @@ ENTRIES = [
         fixes=["compute the training loss outside torch.no_grad()",
                "keep the loss a tensor built from the model's output with torch ops",
                "check: print(loss.requires_grad, loss.grad_fn)"],
-        chapter=CHAPTER,
+        chapter=SWITCHING_OFF,
     ),
     Entry(
         name="autograd.inference_tensor",
@@ -39,7 +45,7 @@ ENTRIES = [
         causes=["a batch, a buffer or a cached result computed under torch.inference_mode() reused for training"],
         fixes=["compute it outside inference_mode, or make a normal tensor from it: t = t.clone()",
                "use torch.no_grad() instead of inference_mode() for results that training reuses"],
-        chapter=CHAPTER,
+        chapter=SWITCHING_OFF,
     ),
     Entry(
         name="autograd.backward_twice",
@@ -57,7 +63,7 @@ ENTRIES = [
         fixes=["recompute the forward pass every step",
                "detach state carried across steps: hidden = hidden.detach()",
                "retain_graph=True only if you really need two backward passes through one graph"],
-        chapter=CHAPTER,
+        chapter=RETAIN_GRAPH,
     ),
     Entry(
         name="autograd.inplace_modified",
@@ -79,7 +85,7 @@ ENTRIES = [
         fixes=["use the out-of-place form: x = x + y, x = torch.relu(x), x = x.clone() before editing",
                "the op named in the message (…Backward / 'output 0 of X') tells which tensor; "
                "torch.autograd.set_detect_anomaly(True) shows the forward line that created it"],
-        chapter=CHAPTER,
+        chapter=IN_PLACE,
     ),
     Entry(
         name="autograd.leaf_inplace",
@@ -94,7 +100,7 @@ ENTRIES = [
                 "initialising or clipping a parameter in place (w.fill_, w[0] = ...) while grad is tracked"],
         fixes=["wrap manual updates in with torch.no_grad(): w -= lr * w.grad",
                "use the nn.init functions, or do the edit under torch.no_grad()"],
-        chapter=CHAPTER,
+        chapter=IN_PLACE,
     ),
     Entry(
         name="autograd.numpy_requires_grad",
@@ -104,7 +110,7 @@ ENTRIES = [
         causes=["a model output, a loss or a parameter passed to NumPy / matplotlib / sklearn"],
         fixes=["t.detach().cpu().numpy() (in that order)",
                "or compute it under torch.no_grad() when no gradient is needed (evaluation, plotting)"],
-        chapter=CHAPTER,
+        chapter=SWITCHING_OFF,
     ),
     Entry(
         name="autograd.scalar_outputs",
@@ -113,6 +119,6 @@ ENTRIES = [
         summary="backward() was called on a tensor with more than one element",
         causes=["the loss was not reduced to a single number (reduction='none', or a per-sample loss)"],
         fixes=["reduce it: loss.mean().backward() (or pass gradient=torch.ones_like(loss))"],
-        chapter=CHAPTER,
+        chapter=SCALAR,
     ),
 ]

@@ -9,8 +9,11 @@ import re
 from ..entry import Clues, Entry
 from ._clues import plain_size
 
-CHAPTER_STATE_DICT = "book/checkpoints"
-CHAPTER_UNPICKLING = "book/checkpoints"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+STATE_DICT = ("book/checkpoints.ipynb"
+              "#load_state_dict-missing-keys-unexpected-keys-shapes")
+WEIGHTS_ONLY = "book/checkpoints.ipynb#why-weights_only-exists"
 
 
 def _keys(block: str) -> list[str]:
@@ -92,7 +95,7 @@ ENTRIES = [
                "strip a prefix: {k.removeprefix('module.'): v for k, v in sd.items()}",
                "load the right part: model.load_state_dict(ckpt['model'])",
                "strict=False only when you really mean to load a subset (check what it returns)"],
-        chapter=CHAPTER_STATE_DICT,
+        chapter=STATE_DICT,
         specifics=_state_dict_specifics,
     ),
     Entry(
@@ -110,7 +113,7 @@ ENTRIES = [
         fixes=["save and load state_dicts, not whole models: torch.save(model.state_dict(), path)",
                "allowlist a class you trust: torch.serialization.add_safe_globals([TheClass])",
                "only for files you trust: torch.load(path, weights_only=False)"],
-        chapter=CHAPTER_UNPICKLING,
+        chapter=WEIGHTS_ONLY,
         specifics=_unpickling_specifics,
     ),
 ]

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from ..entry import Entry
 
-CHAPTER = "book/datasets"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+COLLATE = "book/datasets.ipynb#collate_fn-batching-sequences-of-different-lengths"
+SPAWN = ("book/datasets.ipynb"
+         "#1-a-dataset-class-or-a-lambda-defined-in-the-notebook-under-spawn")
+GUARD = "book/datasets.ipynb#in-a-script-the-if-__name__--__main__-guard"
 
 ENTRIES = [
     Entry(
@@ -24,7 +29,7 @@ ENTRIES = [
                 "a transform that does not resize every sample to the same shape"],
         fixes=["resize / crop in the transform; pad sequences in a collate_fn "
                "(torch.nn.utils.rnn.pad_sequence)"],
-        chapter=CHAPTER,
+        chapter=COLLATE,
     ),
     Entry(
         name="datasets.pickling",
@@ -51,7 +56,7 @@ ENTRIES = [
         fixes=["replace lambdas and nested functions with top-level functions in a .py module",
                "put the Dataset class in a module and import it in the notebook",
                "debug with num_workers=0 first; open files lazily in __getitem__ (per worker)"],
-        chapter=CHAPTER,
+        chapter=SPAWN,
     ),
     # A worker that died has no Python traceback: the cause is outside the dataset's code.
     Entry(
@@ -74,7 +79,7 @@ ENTRIES = [
         fixes=["rerun with num_workers=0: the real error, if any, appears in the main process",
                "fewer workers or a smaller batch; in Docker, a larger --shm-size (or --ipc=host)",
                "put the training code under if __name__ == '__main__':"],
-        chapter=CHAPTER,
+        chapter=GUARD,
         specifics=lambda m, c: {"by": f" (killed by signal: {m.group('signal').strip()})"
                                 if m.groupdict().get("signal") else ""},
     ),

@@ -16,7 +16,14 @@ import re
 from ..._text import format_bytes
 from ..entry import Clues, Entry
 
-CHAPTER = "book/devices"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+OOM = ("book/devices.ipynb"
+       "#out-of-memory-a-growing-batch-recovery-the-largest-batch-that-fits")
+ONE_DEVICE = "book/devices.ipynb#1-one-device-chosen-once"
+MISMATCH = "book/devices.ipynb#2-device-mismatch-provoked-for-real"
+ASSERTS = "book/devices.ipynb#3-device-side-asserts-a-bad-index-on-the-gpu"
+NUMBERS_OUT = "book/devices.ipynb#getting-numbers-out-item-numpy-detachcpunumpy"
 _SIZE = r"[\d.,]+\s*(?:[KMGTP]i?B|bytes)"
 
 
@@ -107,7 +114,7 @@ ENTRIES = [
                "measure: ice_lab.memory_trace() per step (a rising line is a leak), "
                "ice_lab.estimate_peak() before running",
                "on CUDA, after an OOM: del the big tensors, gc.collect(), torch.cuda.empty_cache()"],
-        chapter=CHAPTER,
+        chapter=OOM,
         specifics=_oom_specifics,
     ),
     Entry(
@@ -137,7 +144,7 @@ ENTRIES = [
                "(or 'cuda' if torch.cuda.is_available() else 'cpu')",
                "torch.load(path, map_location='cpu') (or map_location=device)",
                "check the install: python -m ice_lab doctor; torch.version.cuda and nvidia-smi"],
-        chapter=CHAPTER,
+        chapter=ONE_DEVICE,
     ),
     Entry(
         name="devices.device_side_assert",
@@ -158,7 +165,7 @@ ENTRIES = [
                "or rerun with CUDA_LAUNCH_BLOCKING=1 to get the real line; check "
                "target.min(), target.max() against the number of classes",
                "run such provocations in a child process: ice_lab.run_isolated(...)"],
-        chapter=CHAPTER,
+        chapter=ASSERTS,
         specifics=_assert_specifics,
     ),
     Entry(
@@ -183,7 +190,7 @@ ENTRIES = [
                "python script.py names the bad access",
                "give custom ops contiguous inputs of the dtype they expect (x.contiguous().float())",
                "update the extension, PyTorch and the driver; try the same code on the CPU"],
-        chapter=CHAPTER,
+        chapter=ASSERTS,
     ),
     Entry(
         name="devices.two_devices",
@@ -223,7 +230,7 @@ ENTRIES = [
         fixes=["move each batch where the model is: x, y = x.to(device), y.to(device)",
                "create new tensors on the right device: torch.zeros(n, device=x.device)",
                "pick the device once (ice_lab.best_device()) and use it everywhere"],
-        chapter=CHAPTER,
+        chapter=MISMATCH,
         specifics=_devices_specifics,
     ),
     Entry(
@@ -235,6 +242,6 @@ ENTRIES = [
         fallback="the tensor lives on a GPU (or another device); NumPy can only read CPU memory",
         causes=["a tensor on the GPU (or the meta device) passed to NumPy, matplotlib or sklearn"],
         fixes=["t.detach().cpu().numpy()", "move results to the CPU once, at the end of the step"],
-        chapter=CHAPTER,
+        chapter=NUMBERS_OUT,
     ),
 ]

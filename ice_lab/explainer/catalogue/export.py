@@ -22,7 +22,15 @@ import re
 
 from ..entry import Clues, Entry
 
-CHAPTER = "book/export"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+ONE_PATH = "book/export.ipynb#the-trace-records-one-path"
+TORCH_EXPORT = "book/export.ipynb#torchexport-the-current-path"
+FIXED_SHAPES = "book/export.ipynb#shapes-are-fixed-unless-you-say-otherwise"
+PYTHON_STATE = "book/export.ipynb#python-side-state-is-frozen-too"
+ONNX = "book/export.ipynb#onnx-run-by-onnxruntime"
+NO_BATCH_AXIS = "book/export.ipynb#provoked-no-dynamic-batch-axis"
+TRAIN_MODE = "book/export.ipynb#provoked-exported-in-train-mode"
 
 
 def _static_specifics(m: "re.Match[str]", clues: Clues) -> dict:
@@ -62,7 +70,7 @@ ENTRIES = [
                "and export with torch.export",
                "keep the Python control flow with torch.jit.script instead of trace",
                "if the condition only checks input (an assert), move it out of the model"],
-        chapter=CHAPTER,
+        chapter=ONE_PATH,
     ),
     Entry(
         name="export.data_dependent_guard",
@@ -86,7 +94,7 @@ ENTRIES = [
                "cond, true_fn, false_fn, (x,)) for two real branches",
                "move the decision out of the model: decide before calling it",
                "for a size from values, torch._check(n >= 0) tells export what holds"],
-        chapter=CHAPTER,
+        chapter=TORCH_EXPORT,
     ),
     Entry(
         name="export.trace_len",
@@ -100,7 +108,7 @@ ENTRIES = [
         fixes=["use x.shape[0] (or x.size(0)) without int(): the trace then follows the size",
                "export with torch.export and a dynamic dimension: dynamic_shapes={'x': {0: "
                "Dim('batch')}}"],
-        chapter=CHAPTER,
+        chapter=ONE_PATH,
     ),
     Entry(
         name="export.trace_baked_size",
@@ -117,7 +125,7 @@ ENTRIES = [
         fixes=["use x.shape[0] without int() or len(), and trace again",
                "export with torch.export and dynamic_shapes={'x': {0: Dim('batch')}}: export "
                "fails loudly where trace was silent"],
-        chapter=CHAPTER,
+        chapter=ONE_PATH,
     ),
     Entry(
         name="export.guard_failed",
@@ -134,7 +142,7 @@ ENTRIES = [
         fixes=["export again with a dynamic dimension, keyed by forward's argument name: "
                "dynamic_shapes={'input': {0: Dim('batch')}}",
                "or call the program with exactly the example's shape"],
-        chapter=CHAPTER,
+        chapter=FIXED_SHAPES,
     ),
     Entry(
         name="export.constraints_violated",
@@ -153,7 +161,7 @@ ENTRIES = [
                "still accepts batch 1",
                "replace hard-coded sizes with x.shape[0] or -1",
                "Dim('batch', min=1) keeps 1 allowed at call time"],
-        chapter=CHAPTER,
+        chapter=FIXED_SHAPES,
         specifics=_constraint_specifics,
     ),
     Entry(
@@ -170,7 +178,7 @@ ENTRIES = [
         fixes=["export again with a dynamic batch: torch.onnx.export(model, (x,), path, "
                "dynamo=True, dynamic_shapes={'x': {0: Dim('batch')}})",
                "check what the file expects: session.get_inputs()[0].shape"],
-        chapter=CHAPTER,
+        chapter=NO_BATCH_AXIS,
         specifics=_static_specifics,
     ),
     Entry(
@@ -186,7 +194,7 @@ ENTRIES = [
         fixes=["use forward's argument names as the keys: for forward(self, input), "
                "dynamic_shapes={'input': {0: Dim('batch')}}",
                "or give dynamic_shapes as a tuple in the order of the inputs"],
-        chapter=CHAPTER,
+        chapter=FIXED_SHAPES,
     ),
     Entry(
         name="export.onnx_feed_names",
@@ -201,7 +209,7 @@ ENTRIES = [
         fixes=["feed by the model's own names: {s.get_inputs()[0].name: x} for s an "
                "InferenceSession",
                "name the inputs at export: torch.onnx.export(..., input_names=['pixels'])"],
-        chapter=CHAPTER,
+        chapter=ONNX,
     ),
     Entry(
         name="export.program_eval",
@@ -216,7 +224,7 @@ ENTRIES = [
                 "ep.module() afterwards"],
         fixes=["call model.eval() before torch.export.export, then export again",
                "export one program per mode if you need both"],
-        chapter=CHAPTER,
+        chapter=TRAIN_MODE,
     ),
     Entry(
         name="export.onnx_training_mode",
@@ -227,7 +235,7 @@ ENTRIES = [
         causes=["torch.onnx.export records the model as it is: model.train() is the default "
                 "after training"],
         fixes=["call model.eval() before torch.onnx.export, and export again"],
-        chapter=CHAPTER,
+        chapter=TRAIN_MODE,
     ),
     Entry(
         name="export.script_global",
@@ -242,7 +250,7 @@ ENTRIES = [
                "self.register_buffer('scale', torch.tensor(2.0)) for a tensor)",
                "pass it in as an argument, or make it a typing.Final constant attribute",
                "or leave TorchScript: torch.export records the value as a constant"],
-        chapter=CHAPTER,
+        chapter=PYTHON_STATE,
     ),
     Entry(
         name="export.onnx_dtype",
@@ -255,6 +263,6 @@ ENTRIES = [
                 "weights expects float32"],
         fixes=["convert the array before feeding it: x.astype(np.float32)",
                "check what the model expects: session.get_inputs()[0].type"],
-        chapter=CHAPTER,
+        chapter=ONNX,
     ),
 ]

@@ -8,7 +8,9 @@ import re
 
 from ..entry import Clues, Entry
 
-CHAPTER = "book/nonfinite"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+FINDING = "book/nonfinite.ipynb#finding-the-source"
 
 
 def _nonfinite_specifics(m: "re.Match[str]", clues: Clues) -> dict:
@@ -54,7 +56,7 @@ ENTRIES = [
                "BCEWithLogitsLoss; add an epsilon in log/sqrt/divisions",
                "lower the learning rate or clip gradients (clip_grad_norm_)",
                "check the data: torch.isfinite(x).all()"],
-        chapter=CHAPTER,
+        chapter=FINDING,
         specifics=_nonfinite_specifics,
     ),
 ]

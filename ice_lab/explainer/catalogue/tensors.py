@@ -11,7 +11,14 @@ import re
 from ..entry import Clues, Entry
 from ._clues import embedding_lookup, raised_in_linear, raised_in_matmul
 
-CHAPTER = "book/tensors"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+SHAPES = "book/tensors.ipynb#shape-debugging-with-a-dummy-input"
+VIEWS = "book/tensors.ipynb#views-and-copies"
+BROADCASTING = "book/tensors.ipynb#the-broadcasting-trap-n-1---n-is-n-n"
+RAGGED = "book/datasets.ipynb#collate_fn-batching-sequences-of-different-lengths"
+CHANNELS = "book/datasets.ipynb#totensor-hwc-bytes-to-chw-floats"
+BAD_INDEX = "book/devices.ipynb#3-device-side-asserts-a-bad-index-on-the-gpu"
 
 _MATMUL = [
     r"mat1 and mat2 shapes cannot be multiplied \((?P<a_rows>\d+)x(?P<a_cols>\d+) and (?P<b_rows>\d+)x(?P<b_cols>\d+)\)",
@@ -102,7 +109,7 @@ ENTRIES = [
         fallback="the input's last dimension does not match the Linear layer's in_features",
         causes=_LINEAR_CAUSES,
         fixes=_LINEAR_FIXES,
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
     Entry(
         name="tensors.matmul_inner_sizes",
@@ -115,7 +122,7 @@ ENTRIES = [
         fallback="the inner sizes of a matrix product differ",
         causes=_MATMUL_CAUSES,
         fixes=_MATMUL_FIXES,
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
     Entry(
         name="tensors.product_shapes",
@@ -128,7 +135,7 @@ ENTRIES = [
         "dimension is not the layer's in_features)",
         causes=[_LINEAR_CAUSES[0], _LINEAR_CAUSES[1], _MATMUL_CAUSES[0]],
         fixes=[_LINEAR_FIXES[0], _MATMUL_FIXES[0], _LINEAR_FIXES[1]],
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
     Entry(
         name="tensors.bmm_sizes",
@@ -145,7 +152,7 @@ ENTRIES = [
                 "a head or sequence dimension was merged differently in the two operands"],
         fixes=["print both shapes: (b, n, m) @ (b, m, p) -> (b, n, p)",
                "transpose the second operand: b2.transpose(1, 2)"],
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
     Entry(
         name="tensors.view_size",
@@ -157,7 +164,7 @@ ENTRIES = [
                 "the last batch of an epoch is smaller than batch_size"],
         fixes=["use x.flatten(1) or x.view(x.size(0), -1) instead of hard-coded sizes",
                "print x.shape and x.numel() before the reshape"],
-        chapter=CHAPTER,
+        chapter=SHAPES,
         specifics=_view_specifics,
     ),
     Entry(
@@ -169,7 +176,7 @@ ENTRIES = [
         fallback="torch.tensor got a ragged list (sequences of different lengths); a tensor must be rectangular",
         causes=["variable-length samples (sentences, lists of boxes) turned into one tensor"],
         fixes=["pad to a common length (torch.nn.utils.rnn.pad_sequence) or keep a list of tensors"],
-        chapter=CHAPTER,
+        chapter=RAGGED,
     ),
     Entry(
         name="tensors.contraction_sizes",
@@ -184,7 +191,7 @@ ENTRIES = [
         fallback="the dimensions being summed over (einsum, tensordot) differ",
         causes=["the two operands of einsum / tensordot come from different configurations or are transposed"],
         fixes=["print both shapes; the contracted dimensions (the repeated letter in einsum) must be equal"],
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
     Entry(
         name="tensors.shapes",
@@ -222,7 +229,7 @@ ENTRIES = [
         fixes=["print the shapes of every operand right before the failing line",
                "add/remove the dimension explicitly (unsqueeze, squeeze(dim), flatten(1))",
                "derive sizes from the data (x.shape[-1]) instead of hard-coding them"],
-        chapter=CHAPTER,
+        chapter=SHAPES,
         specifics=_generic_shape_specifics,
     ),
     # ---- convolution and normalisation layouts
@@ -256,7 +263,7 @@ ENTRIES = [
         fixes=["permute to channels-first: x = x.permute(0, 3, 1, 2) (torchvision's ToTensor does it)",
                "set in_channels to x.shape[1]; add a batch dimension with x.unsqueeze(0)",
                "print the shape after every layer (a forward hook, or ice_lab.summary)"],
-        chapter=CHAPTER,
+        chapter=CHANNELS,
         specifics=_conv_specifics,
     ),
     # ---- broadcasting
@@ -284,7 +291,7 @@ ENTRIES = [
         fixes=["print both shapes; broadcasting aligns dimensions from the right",
                "add the missing axis explicitly: v[:, None] or v.unsqueeze(0)",
                "make prediction and target shapes identical: pred.squeeze(1) or target.unsqueeze(1)"],
-        chapter=CHAPTER,
+        chapter=BROADCASTING,
     ),
     # ---- memory layout
     Entry(
@@ -298,7 +305,7 @@ ENTRIES = [
         causes=[".view() after .t(), .transpose(), .permute() or a strided slice"],
         fixes=["use .reshape(...) (copies only when needed) or .contiguous().view(...)",
                "flatten(1) works on any layout"],
-        chapter=CHAPTER,
+        chapter=VIEWS,
     ),
     # ---- indices into a table
     Entry(
@@ -320,7 +327,7 @@ ENTRIES = [
         fixes=["check: print(idx.min().item(), idx.max().item()) against the table size",
                "size the table from the data: nn.Embedding(int(ids.max()) + 1, dim)",
                "remap ids to 0..n-1 (or map unknown ids to an <unk> id)"],
-        chapter=CHAPTER,
+        chapter=BAD_INDEX,
         specifics=_index_specifics,
     ),
 ]

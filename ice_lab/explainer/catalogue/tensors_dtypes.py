@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from ..entry import Entry
 
-CHAPTER = "book/tensors"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+FLOAT64 = "book/tensors.ipynb#numpy-interop-shared-memory-and-float64"
+INT_AND_BOOL = "book/tensors.ipynb#dtypes-of-labels-and-masks"
+NUMBERS_OUT = "book/devices.ipynb#getting-numbers-out-item-numpy-detachcpunumpy"
 
 #: Two dtypes met in one operation; ``training.py`` reuses these for losses.
 TWO_DTYPES = [
@@ -46,7 +50,7 @@ ENTRIES = [
         fallback="tensors of different dtypes met in one operation",
         causes=DTYPE_CAUSES,
         fixes=DTYPE_FIXES,
-        chapter=CHAPTER,
+        chapter=FLOAT64,
     ),
     Entry(
         name="tensors.index_dtype",
@@ -67,7 +71,7 @@ ENTRIES = [
                 "int32 ids from NumPy where an older PyTorch needs int64 (Long)"],
         fixes=["convert the ids once where they enter: ids = ids.long()",
                "build them as integers: torch.as_tensor(array, dtype=torch.long)"],
-        chapter=CHAPTER,
+        chapter=INT_AND_BOOL,
     ),
     Entry(
         name="tensors.unsupported_dtype",
@@ -92,7 +96,7 @@ ENTRIES = [
                 "half / bfloat16 on a CPU op that only supports float32"],
         fixes=["convert explicitly: x.float() for maths, idx.long() for indexing and embeddings",
                "print x.dtype before the failing line"],
-        chapter=CHAPTER,
+        chapter=INT_AND_BOOL,
     ),
     # ---- values leaving PyTorch
     Entry(
@@ -117,6 +121,6 @@ ENTRIES = [
         fixes=["reduce first: loss.mean().item(), bool((pred == y).all())",
                "np.ascontiguousarray(a) or a.copy() before torch.from_numpy; np.stack ragged data after padding",
                "t.float().numpy() for bfloat16"],
-        chapter=CHAPTER,
+        chapter=NUMBERS_OUT,
     ),
 ]

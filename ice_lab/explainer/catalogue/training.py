@@ -10,7 +10,12 @@ from ..entry import Clues, Entry
 from ._clues import classes_from_traceback, plain_size, raised_in_loss
 from .tensors_dtypes import TWO_DTYPES
 
-CHAPTER = "book/training"
+#: The section that teaches each entry: "book/<page>.ipynb#<heading-anchor>"
+#: (one format for every chapter reference; tests/book/test_chapter_refs.py).
+LABELS = "book/devices.ipynb#3-device-side-asserts-a-bad-index-on-the-gpu"
+LABEL_DTYPE = "book/tensors.ipynb#dtypes-of-labels-and-masks"
+SQUEEZE = "book/training.ipynb#the-squeeze-trap"
+SHAPES = "book/tensors.ipynb#shape-debugging-with-a-dummy-input"
 
 _TARGET_DTYPE_CAUSES = [
     "class labels stored as float (e.g. read from a CSV or NumPy) for CrossEntropyLoss / NLLLoss",
@@ -58,7 +63,7 @@ ENTRIES = [
         fixes=["check: print(target.min().item(), target.max().item(), logits.shape[1])",
                "remap labels to 0..C-1 (e.g. target - 1), or make the last layer output C classes",
                "cross_entropy(..., ignore_index=-100) for labels that must be skipped"],
-        chapter=CHAPTER,
+        chapter=LABELS,
         specifics=_target_specifics,
     ),
     Entry(
@@ -81,7 +86,7 @@ ENTRIES = [
         fallback="the loss got targets of the wrong dtype",
         causes=_TARGET_DTYPE_CAUSES,
         fixes=_TARGET_DTYPE_FIXES,
-        chapter=CHAPTER,
+        chapter=LABEL_DTYPE,
     ),
     Entry(
         name="training.dtype_in_loss",
@@ -93,7 +98,7 @@ ENTRIES = [
         fallback="the loss got a target of the wrong dtype",
         causes=_TARGET_DTYPE_CAUSES,
         fixes=_TARGET_DTYPE_FIXES,
-        chapter=CHAPTER,
+        chapter=LABEL_DTYPE,
     ),
     Entry(
         name="training.target_shape",
@@ -110,7 +115,7 @@ ENTRIES = [
         fallback="the loss got targets shaped differently from the predictions",
         causes=_TARGET_SHAPE_CAUSES,
         fixes=_TARGET_SHAPE_FIXES,
-        chapter=CHAPTER,
+        chapter=SQUEEZE,
         specifics=_sizes_specifics,
     ),
     Entry(
@@ -127,7 +132,7 @@ ENTRIES = [
         fixes=["drop the channel dimension: target = target.squeeze(1)",
                "turn one-hot masks into ids: target = target.argmax(1); map colours to class ids",
                "for one label per image, pool the logits to (N, C) first"],
-        chapter=CHAPTER,
+        chapter=SQUEEZE,
         specifics=lambda m, c: {"what": f"shape {m.group('got')}" if "[" in m.group("got")
                                 else f"{m.group('got')} dimensions"},
     ),
@@ -142,6 +147,6 @@ ENTRIES = [
         fixes=["logits of shape (N, C) and targets of shape (N,); for sequences: "
                "logits.reshape(-1, C) with target.reshape(-1)",
                "use x.flatten(1) rather than x.view(-1, k) inside forward()"],
-        chapter=CHAPTER,
+        chapter=SHAPES,
     ),
 ]
