@@ -17,6 +17,12 @@
 - A heading repeated on a page (a lab's "Provoke", "Fix", ... in every exercise) gets an
   anchor that says where it is, ``#exercise-2-...-provoke``, instead of docutils'
   ``#id1``; the old anchor stays valid.
+- A heading's MyST slug (``myst_heading_anchors``) is an anchor of its section too, so
+  ``book/devices.html#2-device-mismatch-provoked-for-real`` lands where the Markdown link
+  ``devices.ipynb#2-device-mismatch-provoked-for-real`` does: the chapter references
+  ``ice_lab`` prints (explain's "Read:" link, lint, preflight; ``ice_teach/chapters.py``)
+  are slugs, and docutils' own id differs from the slug for many titles
+  (``#device-mismatch-provoked-for-real``).
 """
 
 from __future__ import annotations
@@ -105,6 +111,22 @@ class NameRepeatedHeadings(SphinxTransform):
                 continue
             ids.insert(0, new)  # first id: the anchor links use; id1 still works
             self.document.ids[new] = section
+
+
+class SlugAnchors(SphinxTransform):
+    """Add each section's MyST heading slug to its ids (after docutils' own, which stays
+    the first: the table of contents and Markdown links keep using it), unless the page
+    already has that id. The HTML writer makes every further id an empty anchor."""
+
+    default_priority = 851  # after NameRepeatedHeadings, before the table of contents
+
+    def apply(self, **kwargs: Any) -> None:
+        for section in self.document.findall(nodes.section):
+            slug = section.get("slug")
+            if not slug or slug in self.document.ids:
+                continue
+            section["ids"].append(slug)
+            self.document.ids[slug] = section
 
 
 def visit_hidden_cell(self: Any, node: HideCodeCellNode) -> None:
@@ -215,6 +237,7 @@ def show_factory_defaults(
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_description", "", "html")
     app.add_transform(NameRepeatedHeadings)
+    app.add_transform(SlugAnchors)
     app.connect("autodoc-process-signature", show_factory_defaults)
     app.add_post_transform(LabelHiddenCells)
     app.add_node(

@@ -68,7 +68,8 @@ def page_explain(text):
     }
     const read = element("p", "Read: ");
     const link = element("a", d.chapter);
-    link.href = new URL(d.chapter + ".html", bookUrl).href;
+    // "book/<page>.ipynb#<anchor>": the page's .html in the built book, at that section
+    link.href = new URL(d.chapter.replace(/\.ipynb(?=#|$)/, ".html"), bookUrl).href;
     link.className = "explain-chapter";
     read.appendChild(link);
     result.appendChild(read);

@@ -97,13 +97,14 @@ def test_real_messages_offline(offline_page: Any, site: str, source: str) -> Non
     assert here.kind == message.kind  # what this Python says
     kind, href, shown = _explain_in_page(offline_page, message.message)
     assert kind == f"[{message.kind}]"
-    assert href == urljoin(site, f"{here.chapter}.html")
+    page, _, anchor = here.chapter.partition("#")  # book/<page>.ipynb#<anchor>
+    assert href == urljoin(site, f"{page.removesuffix('.ipynb')}.html#{anchor}")
     assert here.summary in shown and here.fixes[0] in shown
 
 
 def test_a_torchrun_log_names_the_failing_rank(offline_page: Any) -> None:
     kind, href, shown = _explain_in_page(offline_page, TORCHRUN_LOG)
-    assert kind == "[shape_mismatch]" and href.endswith("book/tensors.html")
+    assert kind == "[shape_mismatch]" and "book/tensors.html#" in href
     assert "rank 1, the root cause torchrun reports" in shown
 
 
