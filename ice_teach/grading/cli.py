@@ -6,7 +6,9 @@
                           [--no-sandbox] [--keep]
 
 Every `<student>.ipynb` in the folder is one student's submission (the file's stem is
-the student's id). nbgrader is the grader of record, driven through its Python API
+the student's id). It runs from any folder: relative paths (the lab's notebook, the
+submissions, --out) are read from the current folder, a lab's name from the clone's
+labs/. nbgrader is the grader of record, driven through its Python API
 (ice_teach/grading/worker.py): `generate_assignment` once, then for each student, in a child
 process of its own (`python -m ice_teach.grading.worker JOB`) and a course directory of its own,
 `NbGraderAPI.autograde` restores the locked and hidden check cells from the lab
@@ -377,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", type=Path,
                         help="a folder of <student>.ipynb files")
     parser.add_argument("--out", type=Path, default=ROOT / "grades",
-                        help="where the CSV goes")
+                        help="the folder the grades, summaries and feedback go to "
+                             "(default: the clone's grades/, from any folder)")
     parser.add_argument("--timeout", type=int, default=None,
                         help=f"seconds per cell (default: {DEFAULT_TIMEOUT}, or what the "
                              "lab's metadata asks for, e.g. lab-distributed's 330)")
