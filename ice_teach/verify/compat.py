@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from ice_teach.verify import bare as execute_bare
+from ice_teach.verify import junit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,17 +70,22 @@ def build_venv(version: str) -> Path:
 
 
 def unit_tests(python: Path, kernel: bool = True) -> str:
+    """Run the unit tests with ``python`` (its venv's torch) and count them from pytest's
+    JUnit XML report (ice_teach.verify.junit): "N passed, M failed", where errors count
+    as failed and skips as neither; "did not run: ..." when no test passed."""
     marks = [] if kernel else ["-m", "not kernel"]
-    out = _run([str(python), "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-                "--deselect", "tests/book/test_strictness.py", *marks],
-               cwd=ROOT, capture_output=True)
+    with tempfile.TemporaryDirectory(prefix="ice-compat-junit-") as tmp:
+        report = Path(tmp) / "unit-tests.xml"
+        out = _run([str(python), "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+                    "--deselect", "tests/book/test_strictness.py", *marks,
+                    "--junitxml", str(report)],
+                   cwd=ROOT, capture_output=True)
+        totals = junit.count(junit.read_junit(report)) if report.exists() else None
     print(out.stdout[-3000:])
-    last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "no output"
-    passed = re.search(r"(\d+) passed", last)
-    failed = re.search(r"(\d+) (failed|errors?)\b", last)
-    if not passed:  # collection stopped, or nothing ran: say what pytest said
+    if not totals or not totals["passed"]:  # collection stopped, or nothing ran
+        last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "no output"
         return f"did not run: {last.strip('= ')}"
-    return f"{passed.group(1)} passed, {failed.group(1) if failed else 0} failed"
+    return f"{totals['passed']} passed, {totals['failed'] + totals['error']} failed"
 
 
 def notebooks(python: Path, workers: int = 1, students: bool = True) -> tuple[str, list[str]]:
