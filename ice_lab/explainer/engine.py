@@ -156,7 +156,7 @@ def _unknown(text: str, error_type: str) -> Diagnosis:
         summary=summary,
         fixes=["read the last line of the traceback and the line of your code just above it",
                "print the shapes, dtypes and devices of the tensors on that line (ice_lab.summary)"],
-        chapter="book/toolkit",
+        chapter="book/toolkit.ipynb#wrapped-errors-unknown-errors-anything-at-all",
         message=text,
         error_type=error_type,
         why="no catalogue entry matched the message",
@@ -260,7 +260,7 @@ def explain(error: object, verbose: bool = False) -> Diagnosis:
             kind="unknown",
             summary=f"explain could not analyse this error ({type(failure).__name__})",
             message=text,
-            chapter="book/toolkit",
+            chapter="book/toolkit.ipynb#wrapped-errors-unknown-errors-anything-at-all",
             why=f"explain itself failed: {type(failure).__name__}",
         )
     return replace(result, verbose=bool(verbose))

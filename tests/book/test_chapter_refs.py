@@ -29,8 +29,6 @@ def test_every_reference_resolves(where: str, ref: str) -> None:
     assert chapters.problems(ref) == [], f"{where}: {chapters.problems(ref)}"
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py's unknown answer still names 'book/toolkit' "
-                   "(the coordinator's file): drop this mark when it names a section")
 def test_the_unknown_answer_points_to_a_section() -> None:
     ref = explain("nothing like this").chapter
     assert chapters.problems(ref) == [], chapters.problems(ref)
