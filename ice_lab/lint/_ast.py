@@ -9,11 +9,17 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence, cast
+from typing import Iterator, Sequence, TypeVar, Union, cast
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: A function definition, what :data:`FUNCTIONS` matches and ``Source.functions`` holds.
+Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: A node with a position (``lineno``, ``col_offset``): what a finding points at.
+Located = Union[ast.stmt, ast.expr]
+N = TypeVar("N", bound=ast.AST)
+L = TypeVar("L", bound=Located)
 NO_GRAD = {"no_grad", "inference_mode"}
 EVAL_WORDS = re.compile(r"(?i)(?:^|[^a-z])(val|valid|validation|test|testing|dev|eval)"
                         r"(?:[^a-z]|$|loader|set|data|dl|ds)")
@@ -106,7 +112,7 @@ class Source:
     nodes: list[ast.AST] = field(default_factory=list)
     parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
     bindings: dict[str, list[ast.expr]] = field(default_factory=dict)
-    functions: dict[str, list[ast.AST]] = field(default_factory=dict)
+    functions: dict[str, list[Function]] = field(default_factory=dict)
     imports: set[str] = field(default_factory=set)
     _inside: dict[ast.AST, list[ast.AST]] = field(default_factory=dict, repr=False)
     _typed: dict[tuple, list[ast.AST]] = field(default_factory=dict, repr=False)
@@ -144,15 +150,16 @@ class Source:
         if name:
             self.bindings.setdefault(name, []).append(value)
 
-    def of_type(self, *types: type) -> list[ast.AST]:
+    def of_type(self, *types: type[N]) -> list[N]:
         """Every node of these types in the file (computed once)."""
         if types not in self._typed:
             self._typed[types] = [n for n in self.nodes if isinstance(n, types)]
-        return self._typed[types]
+        # The cache is keyed by ``types``: its list holds nodes of those types only.
+        return cast("list[N]", self._typed[types])
 
     def calls(self, *tails: str) -> list[ast.Call]:
         """Every call in the file whose last name is one of ``tails`` (or all calls)."""
-        found = cast("list[ast.Call]", self.of_type(ast.Call))
+        found = self.of_type(ast.Call)
         return [c for c in found if tail(c) in tails] if tails else found
 
     def inside(self, node: ast.AST) -> list[ast.AST]:
@@ -231,5 +238,5 @@ def grad_off_call(node: ast.AST) -> bool:
     return False
 
 
-def line_order(nodes: Sequence[ast.AST]) -> list[ast.AST]:
+def line_order(nodes: Sequence[L]) -> list[L]:
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))

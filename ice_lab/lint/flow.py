@@ -21,7 +21,7 @@ import ast
 import re
 from collections.abc import Set as AbstractSet
 
-from ._ast import FUNCTIONS, Source, dotted, tail
+from ._ast import FUNCTIONS, Function, Located, Source, dotted, tail
 
 __all__ = ["Flow", "flow_of"]
 
@@ -81,16 +81,16 @@ class Flow:
         return names | {p for p, vs in self.params.items()
                         if any("model" in self.kinds(v) for v in vs)}
 
-    def calls_into(self, node: ast.AST) -> list[ast.AST]:
+    def calls_into(self, node: ast.AST) -> list[Function]:
         """The file's own functions that ``node`` calls, directly or through each other."""
         memo = self.memo.setdefault(("calls_into",), {})
         if node not in memo:
             memo[node] = self._calls_into(node)
         return memo[node]
 
-    def _calls_into(self, node: ast.AST) -> list[ast.AST]:
-        seen: dict[str, ast.AST] = {}
-        todo = [node]
+    def _calls_into(self, node: ast.AST) -> list[Function]:
+        seen: dict[str, Function] = {}
+        todo: list[ast.AST] = [node]
         while todo:
             here = todo.pop()
             for n in self.src.inside(here):
@@ -118,7 +118,7 @@ class Flow:
             return self._call_kinds(expr, depth)
         return set()
 
-    def _name_kinds(self, expr: ast.AST, depth: int) -> set[str]:
+    def _name_kinds(self, expr: ast.Name | ast.Attribute, depth: int) -> set[str]:
         name = dotted(expr)
         values = self._values_before(name, expr)
         if not values:
@@ -128,7 +128,7 @@ class Flow:
             found |= self.kinds(value, depth + 1)
         return found
 
-    def _values_before(self, name: str, at: ast.AST) -> list[ast.expr]:
+    def _values_before(self, name: str, at: Located) -> list[ast.expr]:
         """The last value bound to ``name`` before ``at`` in its scope, else every one."""
         scope = self.src.scope(at)
         local = [v for v in self.src.values_of(name, scope)
@@ -184,7 +184,7 @@ class Flow:
                     found |= self.kinds(n.value, depth + 1)
         return found
 
-    def _model_output(self, func: ast.AST, depth: int) -> set[str]:
+    def _model_output(self, func: ast.expr, depth: int) -> set[str]:
         """What calling a model gives: probs when its last layer is a softmax, ..."""
         found: set[str] = set()
         for value in self._values_before(dotted(func), func) or self.params.get(
@@ -256,7 +256,7 @@ class Flow:
         return params
 
 
-def _params_of(func: ast.AST) -> list[str]:
+def _params_of(func: Function) -> list[str]:
     args = func.args
     return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
 

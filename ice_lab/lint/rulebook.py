@@ -16,13 +16,14 @@ import ast
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from ._ast import Source
+from ._ast import Located, Source
 
 __all__ = ["Rule", "rule", "SYNTAX"]
 
-#: What a check yields: the node a finding points at and what goes wrong there.
-Found = Iterator[tuple[ast.AST, str]]
-Check = Callable[[Source], Iterable[tuple[ast.AST, str]]]
+#: What a check yields: the node a finding points at (a statement or an expression: it
+#: has a position) and what goes wrong there.
+Found = Iterator[tuple[Located, str]]
+Check = Callable[[Source], Iterable[tuple[Located, str]]]
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Source, dotted,
-                   grad_off_call, is_const, line_order, tail, walk)
+from ._ast import (EVAL_FUNCTION, EVAL_WORDS, FUNCTIONS, LOOPS, Function, Source,
+                   dotted, grad_off_call, is_const, line_order, tail, walk)
 from .flow import Flow, flow_of
 from .rules_loop import is_backward, is_optimizer_step
 from .rulebook import Found, rule
@@ -177,7 +177,7 @@ def _eval_blocks(src: Source, modes: bool, flow: Flow, judged: set) -> Found:
                                            "torch.no_grad() (or inference_mode())")
 
 
-def _train_switch(func: ast.AST) -> tuple[str, int] | None:
+def _train_switch(func: Function) -> tuple[str, int] | None:
     """``(parameter, position)`` when backward()/step() run only under ``if param:`` (or
     ``if param is not None:``): one function for both training and evaluation."""
     args = func.args.posonlyargs + func.args.args
@@ -195,7 +195,7 @@ def _train_switch(func: ast.AST) -> tuple[str, int] | None:
     return None
 
 
-def _switched_off(func: ast.AST, call: ast.Call, param: str, index: int) -> bool:
+def _switched_off(func: Function, call: ast.Call, param: str, index: int) -> bool:
     """This call passes the switch off: False, None, or leaves a falsy default."""
     given = next((kw.value for kw in call.keywords if kw.arg == param), None)
     offset = 1 if func.args.args and func.args.args[0].arg in {"self", "cls"} and \

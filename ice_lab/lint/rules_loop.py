@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from ._ast import (EVAL_FUNCTION, FUNCTIONS, LOOPS, Source, dotted, is_const, line_order,
                    receiver, tail)
 from .rulebook import Found, rule
+
+if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+
+    from typing import TypeGuard
 
 COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
@@ -28,11 +32,11 @@ EPOCH_SCHEDULERS = {"StepLR", "MultiStepLR", "ExponentialLR", "ReduceLROnPlateau
                     "CosineAnnealingLR", "PolynomialLR"}  # horizons counted in epochs
 
 
-def is_backward(node: ast.AST) -> bool:
+def is_backward(node: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and tail(node) in {"backward", "manual_backward"}
 
 
-def is_optimizer_step(node: ast.AST) -> bool:
+def is_optimizer_step(node: ast.AST) -> TypeGuard[ast.Call]:
     if not isinstance(node, ast.Call):
         return False
     if tail(node) == "optimizer_step":
@@ -250,6 +254,8 @@ def _names(node: ast.AST) -> set[str]:
 def ice101(src: Source) -> Found:
     cache: dict[ast.AST, set[str]] = {}
     for node in src.nodes:
+        if not isinstance(node, (ast.AugAssign, ast.Assign, ast.Call)):
+            continue  # not one of the shapes _accumulation reads
         acc, value = _accumulation(node)
         if value is None:
             continue

@@ -8,10 +8,14 @@ Taught in the Numerics and Autograd chapters.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
-from ._ast import FUNCTIONS, Source, dotted, is_const, keyword, tail
+from ._ast import FUNCTIONS, Function, Source, dotted, is_const, keyword, tail
 from .flow import flow_of
 from .rulebook import Found, rule
+
+if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+
+    from typing import TypeGuard
 
 
 SOFTMAX = {"softmax": "softmax", "log_softmax": "log_softmax", "Softmax": "softmax",
@@ -165,7 +169,8 @@ def _can_be_zero(src: Source, expr: ast.AST, scope: ast.AST) -> str:
     return ""
 
 
-def _mends(node: ast.AST, name: str) -> bool:
+def _mends(node: ast.AST,
+           name: str) -> TypeGuard[ast.AugAssign | ast.Assign | ast.Call]:
     """``std[std == 0] = 1``, ``std += eps``, ``std.clamp_(...)``: the zeros are dealt with."""
     if isinstance(node, ast.AugAssign):
         return dotted(node.target) == name
@@ -242,7 +247,7 @@ def ice109(src: Source) -> Found:
             yield from _sequential(func)
 
 
-def _forward_in_place(src: Source, func: ast.AST) -> Found:
+def _forward_in_place(src: Source, func: Function) -> Found:
     for node in src.inside(func):
         name = ""
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -256,7 +261,8 @@ def _forward_in_place(src: Source, func: ast.AST) -> Found:
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name):
             name = node.targets[0].value.id  # out[:, 0] = ...: a write into a slice
-        if not name or src.grad_off(node):
+        # (a name was found in an assignment or a call: both have a line)
+        if not name or not isinstance(node, (ast.stmt, ast.expr)) or src.grad_off(node):
             continue
         value = _last_binding(src, name, func, node.lineno - 1)
         for _ in range(3):  # out = h; out[...] = ...: h is written through its alias

@@ -58,7 +58,7 @@ def _trains(flow: Flow, node: ast.AST) -> bool:
     return memo[node]
 
 
-def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.AST | None:
+def _first_eval_site(flow: Flow, loop: ast.AST) -> ast.Call | None:
     """The statement of ``loop`` that leaves the model in eval mode (a call or eval())."""
     for node in sorted(walk(loop), key=lambda n: (getattr(n, "lineno", 0),
                                                    getattr(n, "col_offset", 0))):

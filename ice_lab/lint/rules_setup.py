@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ._ast import (EVAL_WORDS, FUNCTIONS, Source, dotted, has_kwargs, is_const, keyword,
-                   receiver, tail)
+from ._ast import (EVAL_WORDS, FUNCTIONS, Function, Source, dotted, has_kwargs,
+                   is_const, keyword, receiver, tail)
 from .flow import Flow, flow_of
 from .rulebook import Found, rule
 
@@ -71,6 +71,8 @@ def ice105(src: Source) -> Found:
         checks = _checks(src)
         flow = flow_of(src)
         for node in src.nodes:
+            if not isinstance(node, (ast.Call, ast.Attribute)):
+                continue  # the calls and the attribute the three checks read
             if _hard_coded(node) or _cuda_by_name(src, flow, node):
                 if _guarded(src, node):
                     continue
@@ -113,7 +115,8 @@ def _uncalled_check(src: Source, node: ast.AST) -> bool:
     return not (isinstance(up, ast.Call) and up.func is node) and "cuda" in dotted(node)
 
 
-def _called_by(src: Source, methods: dict, forward: ast.AST) -> list[ast.AST]:
+def _called_by(src: Source, methods: dict[str, Function],
+               forward: Function) -> list[Function]:
     """forward() and the helpers it calls: ``self.make_mask(x)``, ``positional(n)``."""
     found = [forward]
     for node in src.inside(forward):
@@ -144,7 +147,7 @@ def _moved_later(src: Source, node: ast.AST) -> bool:
     return False
 
 
-def _created_in_forward(src: Source, func: ast.AST) -> Found:
+def _created_in_forward(src: Source, func: Function) -> Found:
     moved_names = {dotted(n.func.value) for n in src.inside(func) if isinstance(n, ast.Call) and
                    tail(n) in MOVED and isinstance(n.func, ast.Attribute)}
     for node in src.inside(func):
@@ -335,8 +338,12 @@ def _stale_worker_copies(src: Source) -> Found:
             if not any(isinstance(n, ast.For) and dotted(n.iter) in loaders for n in inner):
                 continue
             for node in inner:
-                targets = node.targets if isinstance(node, ast.Assign) else [
-                    node.target] if isinstance(node, ast.AugAssign) else []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, ast.AugAssign):
+                    targets = [node.target]
+                else:
+                    continue
                 if any(isinstance(t, ast.Attribute) and dotted(t.value) == dataset
                        for t in targets):
                     yield node, (
