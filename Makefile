@@ -17,10 +17,11 @@ $(foreach setting,$(EXECUTION_ENV),$(eval export $(setting)))
 JB_STRICT := -W --keep-going
 # The kernel stages run a kernel per core (pytest-xdist; TEST_JOBS, at most 8 by default, so
 # that the kernels' memory stays within a laptop's), each whole test file or notebook in
-# one worker (nbval's cells share a kernel; a module's fixtures are built once; from three
-# workers on, the lab answer probe goes a lab per worker), the longest first by the
-# seconds each took last time (tests/support/schedule_plugin.py, tests/durations.json), each
-# kernel on one thread, so that the kernels do not fight over the cores.
+# one worker (nbval's cells share a kernel; a module's fixtures are built once), the
+# longest first by the seconds each took last time, each kernel on one thread, so that
+# the kernels do not fight over the cores: --dist loadfile, and
+# tests/support/schedule_plugin.py sorts the files by tests/durations.json, in which
+# order --no-loadscope-reorder keeps them.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 8 ? 8 : n < 2 ? 2 : n )))
 XDIST := -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -p schedule_plugin
 ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1

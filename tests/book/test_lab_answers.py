@@ -23,8 +23,9 @@ must not fail. So each lab is executed once here, answers and stubs included, fr
 already at each exercise.
 
 The three tests of a lab share its probe, computed once (``functools.cache``); under
-``make test``'s xdist stage they go to one worker together, and each lab to whichever
-worker is free (``tests/support/schedule_plugin.py``).
+``make test``'s xdist stage the whole file goes to one worker (``--dist loadfile``), lab
+after lab (``tests/support/schedule_plugin.py`` hands the longest files out first, by
+``tests/durations.json``).
 """
 
 from __future__ import annotations
