@@ -3,9 +3,9 @@
 Pyodide and the ice_lab.explain source load from the built book itself (127.0.0.1; every
 other request is refused). Once the page says it is ready, the network is cut off
 (``context.set_offline(True)``) and real messages of different kinds, pasted into public
-issues (tests/explain_realworld*.py), are explained: the kind and the chapter link shown
-must be what ``ice_lab.explain`` says in this Python. A torchrun log is pasted too: the
-page names rank 1's root cause. A screenshot at phone width joins the others in
+issues (tests/support/explain_realworld*.py), are explained: the kind and the chapter
+link shown must be what ``ice_lab.explain`` says in this Python. A torchrun log is pasted
+too: the page names rank 1's root cause. A screenshot at phone width joins the others in
 _build/screenshots/.
 """
 
@@ -18,7 +18,8 @@ from urllib.parse import urljoin
 import pytest
 from helpers import DESKTOP, PHONE
 
-from explain_realworld_wrapped import MESSAGES  # tests/ (pyproject's pytest pythonpath)
+# tests/support/, on pyproject's pytest pythonpath
+from explain_realworld_wrapped import MESSAGES
 
 from ice_lab import explain
 
