@@ -9,7 +9,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Iterator, Sequence, TypeVar, Union, cast
+
+if TYPE_CHECKING:
+    from .flow import Flow
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -116,6 +119,14 @@ class Source:
     imports: set[str] = field(default_factory=set)
     _inside: dict[ast.AST, list[ast.AST]] = field(default_factory=dict, repr=False)
     _typed: dict[tuple, list[ast.AST]] = field(default_factory=dict, repr=False)
+    #: Names imported from files beside this one, set by ``_siblings.attach_siblings``:
+    #: name -> (that file's :class:`Flow`, the name there).
+    siblings: dict[str, tuple[Flow, str]] = field(default_factory=dict, repr=False,
+                                                  compare=False)
+    #: The file's :class:`Flow` and its gradient-zeroing helpers, each built once
+    #: (``flow.flow_of``, ``rules_loop.zeroing_helpers``).
+    _flow: Flow | None = field(default=None, repr=False, compare=False)
+    _zeroing: set[str] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def parse(cls, tree: ast.Module) -> "Source":

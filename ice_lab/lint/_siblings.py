@@ -41,7 +41,7 @@ def attach_siblings(src: Source, folder: Path) -> None:
         for alias in node.names:
             if alias.name in flow.classes or alias.name in flow.src.functions:
                 found[alias.asname or alias.name] = (flow, alias.name)
-    src.siblings = found  # type: ignore[attr-defined]
+    src.siblings = found
 
 
 def _flow_of_file(path: Path) -> Flow | None:

@@ -50,7 +50,7 @@ class Flow:
         self.memo: dict[tuple, dict] = {}
         self.params = self._bind_params()
         #: Names imported from files beside this one: name -> (their flow, their name).
-        self.imports: dict[str, tuple[Flow, str]] = getattr(src, "siblings", {})
+        self.imports: dict[str, tuple[Flow, str]] = src.siblings
 
     # ------------------------------------------------------------------ public
     def kinds(self, expr: ast.AST | None, depth: int = 0) -> frozenset[str]:
@@ -263,8 +263,6 @@ def _params_of(func: Function) -> list[str]:
 
 def flow_of(src: Source) -> Flow:
     """The file's :class:`Flow`, built once and shared by every rule (book/debugging.ipynb)."""
-    found = getattr(src, "_flow", None)
-    if found is None:
-        found = Flow(src)
-        src._flow = found  # type: ignore[attr-defined]
-    return found
+    if src._flow is None:
+        src._flow = Flow(src)
+    return src._flow

@@ -53,10 +53,9 @@ def is_optimizer_step(node: ast.AST) -> TypeGuard[ast.Call]:
 
 def zeroing_helpers(src: Source) -> set[str]:
     """Names of the file's own functions that zero gradients (``reset_grad()``)."""
-    found = getattr(src, "_zeroing", None)
-    if found is None:
-        found = src._zeroing = _zeroing_helpers(src)  # type: ignore[attr-defined]
-    return found
+    if src._zeroing is None:
+        src._zeroing = _zeroing_helpers(src)
+    return src._zeroing
 
 
 def _zeroing_helpers(src: Source) -> set[str]:
