@@ -29,7 +29,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import IO, Mapping, Sequence
 
 __all__ = ["Finished", "run", "MARK_PREFIX"]
 
@@ -111,7 +111,7 @@ def run(
     )
 
 
-def _read(file) -> str:  # type: ignore[no-untyped-def]
+def _read(file: IO[bytes]) -> str:
     file.seek(0)
     return file.read().decode("utf-8", errors="replace")
 
