@@ -105,7 +105,7 @@ def _unwrapped_dispatch_mode() -> type:
     if not hasattr(TorchDispatchMode, "_should_skip_dynamo"):
         return TorchDispatchMode  # an older torch: __torch_dispatch__ is called as written
 
-    class UnwrappedDispatchMode(TorchDispatchMode):  # type: ignore[misc, valid-type]
+    class UnwrappedDispatchMode(TorchDispatchMode):
         """A mode whose ``__torch_dispatch__`` torch calls directly: without this, torch
         wraps it in ``torch._dynamo.disable`` (two Python frames per op, which doubles
         what a mode adds to a small step). The mode must then not run inside
