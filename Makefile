@@ -32,10 +32,13 @@ DURATIONS := --durations=12 --durations-min=3
 # Why these three: CONTRIBUTING.md, "Outputs that hold on any CPU".
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default $(ONE_THREAD) MKL_CBWR=COMPATIBLE
 # The book's status page (book/status.md) reads reference/status.json: each nbval run of
-# `make test` and `make test-nb` records there what every notebook did (tests/support/status_plugin.py;
-# pass 1 = this machine's kernels, pass 2 = bare copies under portable kernels). Commit it
-# with the notebooks it describes: tests/teach/test_status.py fails when it is older than they are.
-STATUS := ICE_STATUS_FILE=$(CURDIR)/reference/status.json PYTHONPATH=$(CURDIR)/tests/support
+# `make test` and `make test-nb` records there what every notebook did
+# (tests/support/status_plugin.py; pass 1 = this machine's kernels, pass 2 = bare copies
+# under portable kernels). Commit it with the notebooks it describes:
+# tests/teach/test_status.py fails when it is older than they are. The two plugins are
+# loaded with -p before pytest reads its pythonpath setting: PYTHONPATH finds them.
+SUPPORT := $(CURDIR)/tests/support
+STATUS := ICE_STATUS_FILE=$(CURDIR)/reference/status.json PYTHONPATH=$(SUPPORT)
 # Where `make test` notes how long each stage took; printed at its end.
 STAGES := $(CURDIR)/_build/test-stages.txt
 # $(call STAGE,name,commands): run a stage of `make test` and note its time.
@@ -122,7 +125,7 @@ test-unit: $(STAMP)
 
 # Everything in tests/ that starts a kernel or a process (stage 3 without the notebooks).
 test-kernel: $(STAMP)
-	env $(ONE_THREAD) PYTHONPATH=$(CURDIR)/tests/support $(PY) -m pytest tests -m kernel $(XDIST) $(DURATIONS)
+	env $(ONE_THREAD) PYTHONPATH=$(SUPPORT) $(PY) -m pytest tests -m kernel $(XDIST) $(DURATIONS)
 
 # One notebook (or a few), both passes: make test-nb NB=labs/lab-tensors.ipynb
 test-nb: $(STAMP)

@@ -27,7 +27,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lab_answers import EXERCISES  # tests/ and tests/support/: pyproject's pytest pythonpath
+# lab_answers and make_tiny_lab: tests/support/, on pyproject's pytest pythonpath
+from lab_answers import EXERCISES
 from make_tiny_lab import make_tiny_lab
 
 from ice_teach import exercises, notebooks

@@ -38,13 +38,16 @@ def test_setup_cell_uses_the_configured_repository():
 
 @pytest.mark.kernel  # runs make
 def test_make_runs_with_the_one_execution_environment_and_nbval_options():
-    """What make's recipes see: ice_teach/settings.py's environment and nbval options."""
+    """What make's recipes see: ice_teach/settings.py's environment and nbval
+    options."""
     if shutil.which("make") is None:
         pytest.skip("no make")
     shown = subprocess.run(
         ["make", "-s", "--eval", "ice-show-settings: ; @env; echo NBVAL=$(NBVAL)",
          "ice-show-settings"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        check=True).stdout.splitlines()
     env = dict(line.split("=", 1) for line in shown if "=" in line)
-    assert {name: env.get(name) for name in settings.EXECUTION_ENV} == settings.EXECUTION_ENV
+    shown_env = {name: env.get(name) for name in settings.EXECUTION_ENV}
+    assert shown_env == settings.EXECUTION_ENV
     assert shlex.split(env["NBVAL"]) == settings.nbval_options()
