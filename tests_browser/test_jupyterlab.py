@@ -26,7 +26,10 @@ from typing import Any
 import pytest
 from helpers import DESKTOP, ROOT
 
-# Under pytest-xdist (--dist loadgroup) these tests share one worker, so one JupyterLab.
+# Under pytest-xdist (--dist loadgroup) these tests are meant to share one worker, so one
+# JupyterLab. With pytest 9.2 and pytest-xdist 3.8 the group is ignored (pytest-xdist
+# issue 1386): each worker that gets one of them starts its own JupyterLab, on a free
+# port, which costs a few seconds and nothing else.
 pytestmark = pytest.mark.xdist_group("jupyterlab")
 
 # A lab with a training loop that runs over 2 s (lab-training, the validation cell:
