@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 GPU_LOG = """GPU: NVIDIA H200, torch 2.14.1+cu130
 PASS  notebook book/numerics.ipynb: executed in 12.0 s
-FAIL  notebook labs/lab-oom.ipynb: CheckFailed: cell 12: OutOfMemoryError: ...
+FAIL  notebook labs/lab-oom.ipynb: NotebookFailed: 1 error cell(s): cell 12: OutOfMemoryError: ...
 PASS  device mismatch texts: 3 texts
 GPU verification: 2 passed, 1 failed
 """
