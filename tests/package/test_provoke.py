@@ -1,4 +1,5 @@
-"""ice_lab.expect: passes only on the expected failure, in every direction."""
+"""ice_lab.expect (ice_lab/provoke.py): passes only on the expected failure, in every
+direction."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""ice_lab.summary: one honest line for any tensor, statistics over finite values only."""
+"""ice_lab.summary (ice_lab/describe.py): one honest line for any tensor, statistics over
+finite values only."""
 
 from __future__ import annotations
 
