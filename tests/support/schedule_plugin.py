@@ -16,9 +16,8 @@ after another in one worker. It used to be cut into a unit per lab from three wo
 on, by overriding a private method of xdist's scheduler; xdist's public way to say
 "these tests together" (``--dist loadgroup`` with ``xdist_group`` marks) groups nothing
 under the pinned pytest 9.2 (pytest-xdist issue #1386: its node id suffix no longer
-takes), so the cut waits for that fix. On two workers nothing changes (the probe was
-one unit there already: the one run cut by lab on two cores took 678 s in stage 3, the
-six uncut 556 to 655 s).
+takes), so the cut waits for that fix. On two workers nothing changes: the probe was one unit
+there already.
 
 The durations only order the work: a wrong or missing figure costs time, never a result.
 """
