@@ -164,10 +164,10 @@ def grade_one(job_path: str) -> None:
 
         graded_nb = nbformat.read(graded, as_version=4)
         said = outputs(graded_nb)  # the whole hints
-        for gid, (_, why) in solution_trouble(graded_nb).items():
-            failed = not said.get(gid, "Check").startswith(("Check", *SOLUTION_BROKE))
-            if failed:
-                said[gid] = f"{why}:\n{said[gid]}"  # a failed check, as in rows()
+        trouble = solution_trouble(graded_nb)
+        for gid, _, _, status, _ in result["rows"]:
+            if gid in trouble and status == trouble[gid][0]:  # rows() found it failed
+                said[gid] = f"{trouble[gid][1]}:\n{said.get(gid, '')}".rstrip()
         result["said"] = said
         fb = api.generate_feedback(lab, student, force=True)
         html = root / "feedback" / student / lab / f"{lab}.html"
